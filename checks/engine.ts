@@ -1,0 +1,348 @@
+/**
+ * The check engine: expands the catalog into instances (per cluster, per peer), runs them
+ * concurrently as their dependencies allow, turns timeouts and thrown errors into `unknown`, skips
+ * what a failed dependency blocks, and names the first broken link.
+ */
+import { KindUnavailableError } from "../kube/inventory.ts";
+import type { KindId } from "../kube/kinds.ts";
+import type { ProbeHub } from "../probes/hub.ts";
+import {
+  type CheckContext,
+  type CheckDef,
+  type CheckResult,
+  type ClusterView,
+  LAYERS,
+  type Outcome,
+  type PeerView,
+  type RunOptions,
+  type Status,
+} from "./types.ts";
+
+/** A pairing of one local peer with the remote cluster's view of the local cluster (dual mode). */
+export interface PeerPair {
+  local: PeerView;
+  /** The remote cluster's ForeignCluster for the local cluster, when both sides know each other. */
+  remote: PeerView | null;
+}
+
+/** Everything the engine runs over. */
+export interface EngineInput {
+  catalog: readonly CheckDef[];
+  local: { view: ClusterView; peers: readonly PeerView[] };
+  /** Dual mode: the remote cluster, its peers, and why dual checks cannot run (if they cannot). */
+  remote?: { view: ClusterView | null; peers: readonly PeerView[]; unavailable?: string } | null;
+  /** Dual mode: local peer ID → pairing. */
+  pairs?: ReadonlyMap<string, PeerPair>;
+  probes: ProbeHub;
+  options: RunOptions;
+  /** Called as each result arrives (live checklist). */
+  onResult?: (r: CheckResult) => void;
+  /** Called when an instance starts running. */
+  onStart?: (i: { id: string; cluster: string; peer: string | null }) => void;
+  signal?: AbortSignal;
+}
+
+/** The diagnosis: the first broken link. */
+export interface Diagnosis {
+  id: string;
+  layer: (typeof LAYERS)[number];
+  peer: string | null;
+  cluster: string;
+  summary: string;
+  remediation: string | null;
+}
+
+/** What a run produced. */
+export interface EngineOutput {
+  results: CheckResult[];
+  diagnosis: Diagnosis | null;
+  exitCode: 0 | 1 | 2;
+}
+
+/** Validates the catalog: unique IDs, known dependencies, no cycles, scopes that make sense. */
+export function validateCatalog(catalog: readonly CheckDef[]): string[] {
+  const errors: string[] = [];
+  const byId = new Map<string, CheckDef>();
+  for (const c of catalog) {
+    if (byId.has(c.id)) errors.push(`duplicate check ID ${c.id}`);
+    byId.set(c.id, c);
+  }
+  for (const c of catalog) {
+    for (const n of c.needs) {
+      const d = byId.get(n);
+      if (!d) errors.push(`${c.id} needs unknown check ${n}`);
+      else if (d.perPeer && !c.perPeer) errors.push(`${c.id} is cluster-wide but needs per-peer check ${n}`);
+      else if (d.scope === "dual" && c.scope !== "dual") {
+        errors.push(`${c.id} is single-cluster but needs dual ${n}`);
+      } else if (LAYERS.indexOf(d.layer) > LAYERS.indexOf(c.layer)) {
+        errors.push(`${c.id} (${c.layer}) needs ${n} from a later layer (${d.layer})`);
+      }
+    }
+  }
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (id: string, path: string[]): void => {
+    if (state.get(id) === "done") return;
+    if (state.get(id) === "visiting") {
+      errors.push(`dependency cycle: ${[...path.slice(path.indexOf(id)), id].join(" → ")}`);
+      return;
+    }
+    state.set(id, "visiting");
+    for (const n of byId.get(id)?.needs ?? []) if (byId.has(n)) visit(n, [...path, id]);
+    state.set(id, "done");
+  };
+  for (const c of catalog) visit(c.id, []);
+  return errors;
+}
+
+interface Instance {
+  def: CheckDef;
+  order: number;
+  cluster: ClusterView | null;
+  clusterLabel: string;
+  clusterRank: number;
+  peer: PeerView | null;
+  peerLabel: string | null;
+  remote: ClusterView | null;
+  remotePeer: PeerView | null;
+  /** Reason to skip without running (e.g. dual check in single mode). */
+  skipReason?: string;
+  unknownReason?: string;
+  deps: Instance[];
+  promise?: Promise<CheckResult>;
+}
+
+const key = (id: string, cluster: string, peer: string | null) => `${id}@${cluster}#${peer ?? ""}`;
+
+/** Runs the catalog and returns ordered results, the diagnosis and the exit code. */
+export async function runEngine(input: EngineInput): Promise<EngineOutput> {
+  const problems = validateCatalog(input.catalog);
+  if (problems.length) throw new Error(`invalid check catalog: ${problems.join("; ")}`);
+  const instances = expand(input);
+  const index = new Map(instances.map((i) => [key(i.def.id, i.clusterLabel, i.peerLabel), i]));
+  for (const inst of instances) inst.deps = resolveDeps(inst, input, index);
+  const signal = input.signal ?? new AbortController().signal;
+  const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
+  results.sort((a, b) => compare(a, b, instances));
+  const diagnosis = diagnose(results);
+  const exitCode = results.some((r) => r.status === "fail")
+    ? 2
+    : results.some((r) => r.status === "warn" || r.status === "unknown")
+    ? 1
+    : 0;
+  return { results, diagnosis, exitCode };
+}
+
+function compare(a: CheckResult, b: CheckResult, instances: Instance[]): number {
+  const rank = (r: CheckResult) => instances.find((i) => i.def.id === r.id && i.clusterLabel === r.cluster);
+  const la = LAYERS.indexOf(a.layer), lb = LAYERS.indexOf(b.layer);
+  if (la !== lb) return la - lb;
+  const ia = rank(a), ib = rank(b);
+  if (ia && ib && ia.order !== ib.order) return ia.order - ib.order;
+  if (ia && ib && ia.clusterRank !== ib.clusterRank) return ia.clusterRank - ib.clusterRank;
+  return (a.peer ?? "").localeCompare(b.peer ?? "");
+}
+
+/** The first failing result in layer order (results must already be ordered). */
+export function diagnose(results: readonly CheckResult[]): Diagnosis | null {
+  const first = results.find((r) => r.status === "fail");
+  if (!first) return null;
+  return {
+    id: first.id,
+    layer: first.layer,
+    peer: first.peer,
+    cluster: first.cluster,
+    summary: first.summary,
+    remediation: first.remediation,
+  };
+}
+
+function expand(input: EngineInput): Instance[] {
+  const out: Instance[] = [];
+  const views: { view: ClusterView; peers: readonly PeerView[]; rank: number }[] = [
+    { view: input.local.view, peers: input.local.peers, rank: 0 },
+  ];
+  if (input.remote?.view) views.push({ view: input.remote.view, peers: input.remote.peers, rank: 1 });
+  input.catalog.forEach((def, order) => {
+    const base = { def, order, deps: [] as Instance[] };
+    if (def.scope === "single") {
+      // In dual mode a single-cluster check also sees the other cluster, for its [1/2] comparisons.
+      for (const { view, peers, rank } of views) {
+        const other = views.find((v) => v.view !== view)?.view ?? null;
+        const common = { ...base, cluster: view, clusterLabel: view.name, clusterRank: rank, remote: other };
+        if (!def.perPeer) out.push({ ...common, peer: null, peerLabel: null, remotePeer: null });
+        else {
+          for (const p of peers) {
+            out.push({ ...common, peer: p, peerLabel: p.clusterId, remotePeer: counterpart(input, rank, p) });
+          }
+        }
+      }
+      return;
+    }
+    // dual scope
+    const local = input.local.view;
+    const remote = input.remote?.view ?? null;
+    const label = remote ? `${local.name} ↔ ${remote.name}` : local.name;
+    const common = { ...base, cluster: local, clusterLabel: label, clusterRank: 0, remote };
+    const skipReason = input.remote ? undefined : "needs --remote-kubeconfig";
+    const unknownReason = input.remote && (!remote || input.remote.unavailable)
+      ? input.remote.unavailable ?? "remote cluster unavailable"
+      : undefined;
+    if (!def.perPeer) {
+      out.push({ ...common, peer: null, peerLabel: null, remotePeer: null, skipReason, unknownReason });
+      return;
+    }
+    for (const p of input.local.peers) {
+      const pair = input.pairs?.get(p.clusterId);
+      let peerSkip = skipReason;
+      let peerUnknown = unknownReason;
+      if (!peerSkip && !peerUnknown && (!pair || !pair.remote)) {
+        peerSkip = `peer ${p.clusterId} is not the cluster behind --remote-kubeconfig`;
+      }
+      out.push({
+        ...common,
+        peer: p,
+        peerLabel: p.clusterId,
+        remotePeer: pair?.remote ?? null,
+        skipReason: peerSkip,
+        unknownReason: peerUnknown,
+      });
+    }
+  });
+  return out;
+}
+
+/** The other cluster's ForeignCluster for the same peering, when the pair is known. */
+function counterpart(input: EngineInput, rank: number, peer: PeerView): PeerView | null {
+  if (!input.pairs) return null;
+  if (rank === 0) return input.pairs.get(peer.clusterId)?.remote ?? null;
+  for (const pair of input.pairs.values()) if (pair.remote?.clusterId === peer.clusterId) return pair.local;
+  return null;
+}
+
+function resolveDeps(inst: Instance, input: EngineInput, index: Map<string, Instance>): Instance[] {
+  const deps: Instance[] = [];
+  const add = (id: string, cluster: string, peer: string | null) => {
+    const d = index.get(key(id, cluster, peer));
+    if (d) deps.push(d);
+  };
+  for (const id of inst.def.needs) {
+    const d = input.catalog.find((c) => c.id === id)!;
+    if (d.scope === "dual") {
+      add(id, inst.clusterLabel, inst.peerLabel);
+    } else if (inst.def.scope === "single") {
+      add(id, inst.clusterLabel, d.perPeer ? inst.peerLabel : null);
+    } else {
+      add(id, inst.cluster!.name, d.perPeer ? inst.peerLabel : null);
+      if (inst.remote) add(id, inst.remote.name, d.perPeer ? inst.remotePeer?.clusterId ?? null : null);
+    }
+  }
+  return deps;
+}
+
+function schedule(inst: Instance, input: EngineInput, signal: AbortSignal): Promise<CheckResult> {
+  if (!inst.promise) {
+    inst.promise = (async () => {
+      const depResults = await Promise.all(inst.deps.map((d) => schedule(d, input, signal)));
+      const result = await runInstance(inst, depResults, input, signal);
+      input.onResult?.(result);
+      return result;
+    })();
+  }
+  return inst.promise;
+}
+
+async function runInstance(
+  inst: Instance,
+  deps: CheckResult[],
+  input: EngineInput,
+  signal: AbortSignal,
+): Promise<CheckResult> {
+  const base = {
+    id: inst.def.id,
+    title: inst.def.title,
+    layer: inst.def.layer,
+    peer: inst.peerLabel,
+    cluster: inst.clusterLabel,
+    blockedBy: null as string | null,
+  };
+  const finish = (o: Outcome, started: number, blockedBy: string | null = null): CheckResult => ({
+    ...base,
+    status: o.status,
+    summary: o.summary,
+    evidence: o.evidence ?? [],
+    remediation: o.remediation ?? null,
+    blockedBy,
+    durationMs: Math.round(performance.now() - started),
+  });
+  const t0 = performance.now();
+  if (inst.skipReason) return finish({ status: "skip", summary: inst.skipReason }, t0);
+  if (inst.unknownReason) return finish({ status: "unknown", summary: inst.unknownReason }, t0);
+  const blocker = deps.find((d) => d.status === "fail") ??
+    deps.find((d) => d.status === "skip" && d.blockedBy !== null);
+  if (blocker) {
+    const root = blocker.status === "fail" ? blocker.id : blocker.blockedBy!;
+    return finish(
+      { status: "skip", summary: `blocked by ${root}${blocker.peer ? ` (peer ${blocker.peer})` : ""}` },
+      t0,
+      root,
+    );
+  }
+  const unreadable = unreadableKinds(inst);
+  if (unreadable) return finish({ status: "unknown", summary: unreadable }, t0);
+  input.onStart?.({ id: inst.def.id, cluster: inst.clusterLabel, peer: inst.peerLabel });
+  const ctx: CheckContext = {
+    cluster: inst.cluster!,
+    peer: inst.peer,
+    remote: inst.remote,
+    remotePeer: inst.remotePeer,
+    probes: input.probes,
+    options: input.options,
+    signal,
+  };
+  const started = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const timeout = new Promise<Outcome>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve({
+            status: "unknown",
+            summary: `timed out after ${(input.options.checkTimeoutMs / 1000).toFixed(0)}s`,
+          }),
+        input.options.checkTimeoutMs,
+      );
+    });
+    const outcome = await Promise.race([Promise.resolve().then(() => inst.def.run(ctx)), timeout]);
+    return finish(outcome, started);
+  } catch (err) {
+    if (err instanceof KindUnavailableError) {
+      return finish({ status: "unknown", summary: err.message }, started);
+    }
+    const msg = err instanceof Error ? err.message : String(err);
+    return finish({ status: "unknown", summary: `check error: ${msg}` }, started);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unreadableKinds(inst: Instance): string | null {
+  const views = [inst.cluster, inst.remote].filter((v): v is ClusterView => v !== null);
+  for (const view of views) {
+    for (const kind of inst.def.reads as readonly KindId[]) {
+      const s = view.inv.state(kind);
+      if (s.state === "forbidden" || s.state === "error") {
+        return `${
+          s.state === "forbidden" ? "forbidden" : "cannot read"
+        }: ${kind} on ${view.name} — ${s.message}`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Counts results by status. */
+export function countStatuses(results: readonly CheckResult[]): Record<Status, number> {
+  const counts: Record<Status, number> = { pass: 0, warn: 0, fail: 0, skip: 0, unknown: 0 };
+  for (const r of results) counts[r.status]++;
+  return counts;
+}

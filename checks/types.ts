@@ -1,0 +1,151 @@
+/**
+ * The check contract: statuses, layers, results, check definitions and what a check sees when it
+ * runs. Checks are data plus a function over the shared inventory (see engine.ts).
+ */
+import type { KindId } from "../kube/kinds.ts";
+import type { Inventory } from "../kube/inventory.ts";
+import type { ProbeHub } from "../probes/hub.ts";
+
+/** Outcome of one check. */
+export type Status = "pass" | "warn" | "fail" | "skip" | "unknown";
+
+/** Statuses in the order a summary counts them. */
+export const STATUSES: readonly Status[] = ["pass", "warn", "fail", "skip", "unknown"];
+
+/** Layers in dependency order: a failure in an earlier layer explains later ones. */
+export const LAYERS = [
+  "env",
+  "controlplane",
+  "gateway",
+  "tunnel",
+  "fabric",
+  "ipam",
+  "cni",
+  "reflection",
+] as const;
+
+/** One layer of the Liqo connectivity chain. */
+export type Layer = typeof LAYERS[number];
+
+/** Report headings per layer. */
+export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
+  env: "ENVIRONMENT",
+  controlplane: "CONTROL PLANE",
+  gateway: "GATEWAY EXPOSURE",
+  tunnel: "TUNNEL",
+  fabric: "FABRIC",
+  ipam: "IPAM",
+  cni: "CNI",
+  reflection: "REFLECTION",
+};
+
+/** What a check run produced, as reported. */
+export interface CheckResult {
+  id: string;
+  title: string;
+  layer: Layer;
+  status: Status;
+  /** Remote cluster ID for peer-scoped checks, null for cluster-wide ones. */
+  peer: string | null;
+  /** Name of the cluster it was observed on ("A ↔ B" for checks that compare both). */
+  cluster: string;
+  summary: string;
+  evidence: string[];
+  remediation: string | null;
+  /** ID of the failed check that kept this one from running. */
+  blockedBy: string | null;
+  durationMs: number;
+}
+
+/** What a check's run function returns. */
+export interface Outcome {
+  status: Status;
+  summary: string;
+  evidence?: string[];
+  remediation?: string;
+}
+
+/** How a check is explained by `flyingfish explain`. */
+export interface Explanation {
+  /** What the check reads (objects, fields, exec commands, probes). */
+  reads: string;
+  /** How it decides pass / warn / fail / unknown. */
+  decides: string;
+  /** How to fix what it finds. */
+  fixes: string;
+}
+
+/** A check: data plus a function. */
+export interface CheckDef {
+  /** Stable ID, e.g. "GW-02". */
+  readonly id: string;
+  readonly title: string;
+  readonly layer: Layer;
+  /** IDs of checks whose failure makes this one meaningless (it is then skipped, blockedBy). */
+  readonly needs: readonly string[];
+  /** "single": one kubeconfig is enough; "dual": needs --remote-kubeconfig. */
+  readonly scope: "single" | "dual";
+  /** Runs once per peer (ForeignCluster) rather than once per cluster. */
+  readonly perPeer: boolean;
+  /** Inventory kinds the check cannot do without; if one is unreadable the result is unknown. */
+  readonly reads: readonly KindId[];
+  /** Kinds it uses when readable but can do without. */
+  readonly optionalReads?: readonly KindId[];
+  readonly explain: Explanation;
+  run(ctx: CheckContext): Outcome | Promise<Outcome>;
+}
+
+/** One cluster as the checks see it. */
+export interface ClusterView {
+  /** Display name: the Liqo cluster ID when known, else the kubeconfig context. */
+  readonly name: string;
+  /** Liqo cluster ID from liqo-clusterid-configmap, if found. */
+  readonly clusterId: string | null;
+  /** Namespace Liqo is installed in (found by the controller-manager's labels), if any. */
+  readonly liqoNamespace: string | null;
+  readonly context: string;
+  readonly server: string;
+  readonly inv: Inventory;
+  /** Judgement time (capture time for snapshots). */
+  readonly now: Date;
+  readonly isSnapshot: boolean;
+}
+
+/** One peer (a ForeignCluster) as seen from one cluster. */
+export interface PeerView {
+  /** Remote cluster ID (`spec.clusterID`). */
+  readonly clusterId: string;
+  /** The ForeignCluster object. */
+  // deno-lint-ignore no-explicit-any
+  readonly foreignCluster: any;
+  /** Tenant namespace for this peer on the local cluster, if known. */
+  readonly tenantNamespace: string | null;
+}
+
+/** Run-wide options checks may consult. */
+export interface RunOptions {
+  /** GW-05 and API-01 may send packets from this host. */
+  readonly networkProbes: boolean;
+  /** Use the libc socket (Deno FFI) so GW-05 can see ICMP port-unreachable. */
+  readonly preciseUdp: boolean;
+  /** Milliseconds between the two `wg show` samples (TUN-03). */
+  readonly sampleIntervalMs: number;
+  /** TUN-05 warns above this latency. */
+  readonly latencyThresholdMs: number;
+  /** Per-check timeout. */
+  readonly checkTimeoutMs: number;
+}
+
+/** What a check's run function receives. */
+export interface CheckContext {
+  readonly cluster: ClusterView;
+  /** Set for peer-scoped checks. */
+  readonly peer: PeerView | null;
+  /** Dual mode: the other cluster (also for single-cluster checks, for their [1/2] comparisons) and,
+   * for peer-scoped checks, the other side's PeerView of the same peering (its ForeignCluster for this cluster). */
+  readonly remote: ClusterView | null;
+  readonly remotePeer: PeerView | null;
+  readonly probes: ProbeHub;
+  readonly options: RunOptions;
+  readonly signal: AbortSignal;
+}

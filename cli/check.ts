@@ -1,0 +1,134 @@
+/**
+ * `flyingfish check`: connect to one or two clusters, run the catalog, print the report.
+ */
+import { parseDurationFlag } from "../probes/duration.ts";
+import { PermissionError, ToolError } from "./errors.ts";
+import type { ClusterSource } from "../kube/source.ts";
+import type { RunOptions } from "../checks/types.ts";
+import type { Report } from "../reporters/report.ts";
+import type { Format } from "../reporters/render.ts";
+import { stdoutIsTty, useColor, writeOut } from "./output.ts";
+
+/** Options of the check command, as parsed by commander. */
+export interface CheckCommandOptions {
+  kubeconfig?: string;
+  context?: string;
+  remoteKubeconfig?: string;
+  remoteContext?: string;
+  peer?: string[];
+  output: Format | "text" | "json" | "yaml" | "markdown" | "junit";
+  timeout: string;
+  sampleInterval: string;
+  latencyThreshold: string;
+  networkProbes: boolean;
+  udpPrecise?: boolean;
+  color: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
+}
+
+/** Parses a duration flag or fails with exit code 3. */
+export function durationOption(name: string, value: string): number {
+  try {
+    return parseDurationFlag(value);
+  } catch (e) {
+    throw new ToolError(`invalid ${name} "${value}": ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+/** Run options from the command flags. */
+export function runOptionsFrom(opts: CheckCommandOptions): RunOptions {
+  return {
+    networkProbes: opts.networkProbes !== false,
+    preciseUdp: opts.udpPrecise === true,
+    sampleIntervalMs: durationOption("--sample-interval", opts.sampleInterval),
+    latencyThresholdMs: durationOption("--latency-threshold", opts.latencyThreshold),
+    checkTimeoutMs: durationOption("--timeout", opts.timeout),
+  };
+}
+
+/** Connects to the clusters the flags name (live, or a snapshot bundle). */
+async function openSources(
+  opts: CheckCommandOptions,
+  requestTimeoutMs: number,
+): Promise<{ local: ClusterSource; remote: { source: ClusterSource | null; error?: string } | null }> {
+  const { createLiveSource } = await import("../kube/live.ts");
+  const local = await createLiveSource({
+    kubeconfig: opts.kubeconfig,
+    context: opts.context,
+    requestTimeoutMs,
+  });
+  await local.probeReachable();
+  if (!opts.remoteKubeconfig && !opts.remoteContext) return { local, remote: null };
+  try {
+    const remote = await createLiveSource({
+      kubeconfig: opts.remoteKubeconfig ?? opts.kubeconfig,
+      context: opts.remoteContext,
+      requestTimeoutMs,
+    });
+    await remote.probeReachable();
+    return { local, remote: { source: remote } };
+  } catch (err) {
+    if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+    const error = `remote cluster unavailable: ${err.message}`;
+    console.error(`flyingfish: ${error} — checking ${local.endpoint.context} alone`);
+    return { local, remote: { source: null, error } };
+  }
+}
+
+/** Runs the check command; returns the exit code. */
+export async function runCheckCommand(opts: CheckCommandOptions): Promise<number> {
+  const options = runOptionsFrom(opts);
+  const { local, remote } = await openSources(opts, options.checkTimeoutMs);
+  try {
+    const report = await diagnoseAndPrint(local, remote, options, opts);
+    return report.exitCode;
+  } finally {
+    await local.close();
+    await remote?.source?.close();
+  }
+}
+
+/** Runs the diagnosis over open sources and prints it in the requested format. */
+export async function diagnoseAndPrint(
+  local: ClusterSource,
+  remote: { source: ClusterSource | null; error?: string } | null,
+  options: RunOptions,
+  opts: { output: string; color?: boolean; verbose?: boolean; quiet?: boolean; peer?: string[] },
+): Promise<Report> {
+  const [{ runDiagnosis }, { createProbeHub }, { render }, { LiveChecklist }] = await Promise.all([
+    import("../checks/run.ts"),
+    import("../probes/live_hub.ts"),
+    import("../reporters/render.ts"),
+    import("../reporters/text.ts"),
+  ]);
+  const color = useColor(opts.color);
+  const text = opts.output === "text";
+  const live = text && !opts.quiet && stdoutIsTty()
+    ? new LiveChecklist(writeOut, { color, verbose: opts.verbose === true, tty: true })
+    : null;
+  const report = await runDiagnosis({
+    local,
+    remote,
+    peers: opts.peer,
+    options,
+    probes: (sources) =>
+      createProbeHub({
+        sources,
+        networkProbes: options.networkProbes,
+        preciseUdp: options.preciseUdp,
+        sampleIntervalMs: options.sampleIntervalMs,
+      }),
+    onStart: live ? (i) => live.start(i.id, i.cluster, i.peer) : undefined,
+    onResult: live ? (r) => live.result(r) : undefined,
+  });
+  if (live) live.finish(report);
+  else {
+    writeOut(render(report, opts.output as Format, {
+      color,
+      verbose: opts.verbose === true,
+      quiet: opts.quiet === true,
+    }));
+  }
+  return report;
+}

@@ -1,0 +1,117 @@
+/**
+ * The resource kinds FlyingFish reads, as group/version/plural. Each kind is listed at most once
+ * per cluster per run (see inventory.ts); checks declare which of these they read.
+ */
+
+/** One listable resource kind. */
+export interface KindSpec {
+  /** API group; "" for the core group. */
+  readonly group: string;
+  readonly version: string;
+  /** Resource name in the URL (lower-case plural). */
+  readonly plural: string;
+  /** Kind as it appears in objects. */
+  readonly kind: string;
+  readonly namespaced: boolean;
+  /** Server-side label selector applied to the list (keeps sensitive kinds narrow). */
+  readonly labelSelector?: string;
+}
+
+/** Every kind the catalog may read, keyed by a stable id. */
+export const KINDS = {
+  nodes: { group: "", version: "v1", plural: "nodes", kind: "Node", namespaced: false },
+  namespaces: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+  pods: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
+  services: { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true },
+  configmaps: { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
+  /** Only Liqo's own secrets (gateway keys, kubeconfigs); values are reduced to public facts on read. */
+  secrets: {
+    group: "",
+    version: "v1",
+    plural: "secrets",
+    kind: "Secret",
+    namespaced: true,
+    labelSelector: "liqo.io/remote-cluster-id",
+  },
+  endpointslices: {
+    group: "discovery.k8s.io",
+    version: "v1",
+    plural: "endpointslices",
+    kind: "EndpointSlice",
+    namespaced: true,
+  },
+  deployments: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+  daemonsets: { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
+  networkpolicies: {
+    group: "networking.k8s.io",
+    version: "v1",
+    plural: "networkpolicies",
+    kind: "NetworkPolicy",
+    namespaced: true,
+  },
+  foreignclusters: {
+    group: "core.liqo.io",
+    version: "v1beta1",
+    plural: "foreignclusters",
+    kind: "ForeignCluster",
+    namespaced: false,
+  },
+  configurations: liqo("networking", "configurations", "Configuration"),
+  connections: liqo("networking", "connections", "Connection"),
+  gatewayservers: liqo("networking", "gatewayservers", "GatewayServer"),
+  gatewayclients: liqo("networking", "gatewayclients", "GatewayClient"),
+  publickeies: liqo("networking", "publickeies", "PublicKey"),
+  internalnodes: {
+    group: "networking.liqo.io",
+    version: "v1beta1",
+    plural: "internalnodes",
+    kind: "InternalNode",
+    namespaced: false,
+  },
+  internalfabrics: liqo("networking", "internalfabrics", "InternalFabric"),
+  genevetunnels: liqo("networking", "genevetunnels", "GeneveTunnel"),
+  routeconfigurations: liqo("networking", "routeconfigurations", "RouteConfiguration"),
+  firewallconfigurations: liqo("networking", "firewallconfigurations", "FirewallConfiguration"),
+  wggatewayservers: liqo("networking", "wggatewayservers", "WgGatewayServer"),
+  wggatewayclients: liqo("networking", "wggatewayclients", "WgGatewayClient"),
+  networks: {
+    group: "ipam.liqo.io",
+    version: "v1alpha1",
+    plural: "networks",
+    kind: "Network",
+    namespaced: true,
+  },
+  ips: { group: "ipam.liqo.io", version: "v1alpha1", plural: "ips", kind: "IP", namespaced: true },
+  identities: liqo("authentication", "identities", "Identity"),
+  tenants: liqo("authentication", "tenants", "Tenant"),
+  resourceslices: liqo("authentication", "resourceslices", "ResourceSlice"),
+  namespaceoffloadings: liqo("offloading", "namespaceoffloadings", "NamespaceOffloading"),
+  namespacemaps: liqo("offloading", "namespacemaps", "NamespaceMap"),
+  virtualnodes: liqo("offloading", "virtualnodes", "VirtualNode"),
+  shadowendpointslices: liqo("offloading", "shadowendpointslices", "ShadowEndpointSlice"),
+} as const satisfies Record<string, KindSpec>;
+
+/** Stable id of a kind in {@link KINDS}. */
+export type KindId = keyof typeof KINDS;
+
+/** All kind ids, in a fixed order. */
+export const KIND_IDS: readonly KindId[] = Object.keys(KINDS) as KindId[];
+
+function liqo(group: string, plural: string, kind: string): KindSpec {
+  return { group: `${group}.liqo.io`, version: "v1beta1", plural, kind, namespaced: true };
+}
+
+/** The URL path that lists a kind across all namespaces. */
+export function listPath(spec: KindSpec): string {
+  const base = spec.group === "" ? `/api/${spec.version}` : `/apis/${spec.group}/${spec.version}`;
+  return `${base}/${spec.plural}`;
+}
+
+/** The Liqo API groups and versions ENV-03 expects discovery to serve. */
+export const LIQO_GROUP_VERSIONS: readonly { group: string; version: string }[] = [
+  { group: "authentication.liqo.io", version: "v1beta1" },
+  { group: "core.liqo.io", version: "v1beta1" },
+  { group: "networking.liqo.io", version: "v1beta1" },
+  { group: "offloading.liqo.io", version: "v1beta1" },
+  { group: "ipam.liqo.io", version: "v1alpha1" },
+];

@@ -1,0 +1,268 @@
+/**
+ * Loading a kubeconfig the way kubectl does (explicit path, else `KUBECONFIG` merged, else
+ * `~/.kube/config`), failing loudly where @kubernetes/client-node would silently fall back to
+ * `http://localhost:8080`. client-node is imported lazily so that `--help` never loads it.
+ */
+import { parse as parseYaml } from "yaml";
+import { PermissionError, ToolError, toToolError } from "../cli/errors.ts";
+
+type ClientNode = typeof import("@kubernetes/client-node");
+/** client-node's KubeConfig class (type only; the module is loaded lazily). */
+export type KubeConfig = import("@kubernetes/client-node").KubeConfig;
+
+/** Where the kubeconfig comes from and which context to use. */
+export interface KubeConfigOptions {
+  /** Explicit kubeconfig path (`--kubeconfig`); disables `KUBECONFIG` and `~/.kube/config`. */
+  kubeconfig?: string;
+  /** Context to use instead of the current-context (`--context`). */
+  context?: string;
+}
+
+/** A kubeconfig loaded and checked, with its context selected. */
+export interface LoadedKubeConfig {
+  /** client-node configuration with the context set as current. */
+  kc: KubeConfig;
+  /** The selected context. */
+  contextName: string;
+  /** API server URL of the context's cluster. */
+  server: string;
+  /** The file(s) it came from; several files are joined with the path-list separator, as in KUBECONFIG. */
+  path: string;
+  /** Each file that was read, in merge order. */
+  paths: string[];
+}
+
+let clientNode: Promise<ClientNode> | null = null;
+
+/** Imports @kubernetes/client-node once, mapping a missing permission at import time to a clear error. */
+export function importClientNode(): Promise<ClientNode> {
+  clientNode ??= import("@kubernetes/client-node").catch((err) => {
+    clientNode = null;
+    throw toToolError(err, "load the Kubernetes client (it reads its settings from the environment)") ?? err;
+  });
+  return clientNode;
+}
+
+interface RawFile {
+  path: string;
+  text: string;
+  // deno-lint-ignore no-explicit-any
+  doc: any;
+}
+
+function envGet(name: string, purpose: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch (err) {
+    throw toToolError(err, purpose) ?? err;
+  }
+}
+
+async function readKubeconfig(path: string, optional: boolean): Promise<RawFile | null> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound && optional) return null;
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new PermissionError("--allow-read", `read the kubeconfig ${path}`, { cause: err });
+    }
+    const why = err instanceof Deno.errors.NotFound
+      ? "no such file"
+      : err instanceof Deno.errors.IsADirectory
+      ? "is a directory"
+      : err instanceof Error
+      ? err.message
+      : String(err);
+    throw new ToolError(`cannot read kubeconfig ${path}: ${why}`, { cause: err });
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    throw new ToolError(`cannot read kubeconfig ${path}: invalid YAML: ${msg}`, { cause: err });
+  }
+  if (doc === null || doc === undefined) doc = {};
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new ToolError(`cannot read kubeconfig ${path}: not a kubeconfig (expected a mapping)`);
+  }
+  for (const key of ["clusters", "contexts", "users"]) {
+    const v = (doc as Record<string, unknown>)[key];
+    if (v !== undefined && v !== null && !Array.isArray(v)) {
+      throw new ToolError(`cannot read kubeconfig ${path}: "${key}" must be a list`);
+    }
+  }
+  return { path, text, doc };
+}
+
+function dirname(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "." : i === 0 ? "/" : path.slice(0, i);
+}
+
+function resolvePath(path: string): string {
+  if (path.startsWith("/")) return path;
+  try {
+    return `${Deno.cwd()}/${path}`;
+  } catch {
+    return path;
+  }
+}
+
+function pathListSeparator(): string {
+  return Deno.build.os === "windows" ? ";" : ":";
+}
+
+/** Finds the kubeconfig file(s) to read, in kubectl's order. */
+async function locate(opts: KubeConfigOptions): Promise<RawFile[]> {
+  if (opts.kubeconfig) {
+    return [(await readKubeconfig(resolvePath(opts.kubeconfig), false))!];
+  }
+  const env = envGet("KUBECONFIG", "read the KUBECONFIG environment variable");
+  if (env && env.length > 0) {
+    const paths = [...new Set(env.split(pathListSeparator()).filter((p) => p.length > 0))];
+    const files: RawFile[] = [];
+    for (const p of paths) {
+      const f = await readKubeconfig(resolvePath(p), true);
+      if (f) files.push(f);
+    }
+    if (files.length === 0) {
+      throw new ToolError(
+        `no kubeconfig: none of the files in KUBECONFIG exists (${
+          paths.join(", ")
+        }); pass --kubeconfig or fix KUBECONFIG`,
+      );
+    }
+    return files;
+  }
+  const home = envGet("HOME", "find ~/.kube/config (HOME)");
+  if (home) {
+    const f = await readKubeconfig(`${home.replace(/\/$/, "")}/.kube/config`, true);
+    if (f) return [f];
+  }
+  throw new ToolError("no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
+}
+
+// deno-lint-ignore no-explicit-any
+function namedEntries(doc: any, key: string): { name: string; value: any }[] {
+  const list = Array.isArray(doc?.[key]) ? doc[key] : [];
+  // deno-lint-ignore no-explicit-any
+  return list.filter((e: any) => e && typeof e.name === "string").map((e: any) => ({
+    name: e.name,
+    value: e,
+  }));
+}
+
+/**
+ * Loads and checks a kubeconfig: explicit path, else `KUBECONFIG` (a path list merged like kubectl:
+ * the first file that defines a name or the current-context wins), else `~/.kube/config`. Throws a
+ * {@link ToolError} with a one-line explanation when there is no usable configuration, and a
+ * {@link PermissionError} when Deno refuses to read it.
+ */
+export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKubeConfig> {
+  const files = await locate(opts);
+  const paths = files.map((f) => f.path);
+  const where = paths.join(", ");
+  const k8s = await importClientNode();
+
+  // Merge, first definition wins (kubectl semantics); relative file references resolve per file.
+  const clusters = new Map<string, import("@kubernetes/client-node").Cluster>();
+  const users = new Map<string, import("@kubernetes/client-node").User>();
+  const contexts = new Map<string, import("@kubernetes/client-node").Context>();
+  const rawClusters = new Map<string, { path: string; value: unknown }>();
+  let currentContext: string | undefined;
+  for (const f of files) {
+    const one = new k8s.KubeConfig();
+    try {
+      one.loadFromString(f.text.trim() === "" ? "{}" : f.text, { onInvalidEntry: "filter" });
+      one.makePathsAbsolute(dirname(f.path));
+    } catch (err) {
+      const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
+      throw new ToolError(`cannot read kubeconfig ${f.path}: ${msg}`, { cause: err });
+    }
+    for (const c of one.getClusters()) if (!clusters.has(c.name)) clusters.set(c.name, c);
+    for (const u of one.getUsers()) if (!users.has(u.name)) users.set(u.name, u);
+    for (const c of one.getContexts()) if (!contexts.has(c.name)) contexts.set(c.name, c);
+    for (const c of namedEntries(f.doc, "clusters")) {
+      if (!rawClusters.has(c.name)) rawClusters.set(c.name, { path: f.path, value: c.value });
+    }
+    const cur = f.doc?.["current-context"];
+    if (!currentContext && typeof cur === "string" && cur.length > 0) currentContext = cur;
+  }
+
+  let contextName: string;
+  if (opts.context) {
+    if (!contexts.has(opts.context)) {
+      const available = [...contexts.keys()];
+      throw new ToolError(
+        `context "${opts.context}" not found in ${where} (available: ${available.join(", ") || "none"})`,
+      );
+    }
+    contextName = opts.context;
+  } else {
+    if (!currentContext) {
+      const available = [...contexts.keys()];
+      throw new ToolError(
+        `no current-context in ${where}: pass --context (available: ${
+          available.join(", ") || "none"
+        }) or run \`kubectl config use-context\``,
+      );
+    }
+    if (!contexts.has(currentContext)) {
+      throw new ToolError(
+        `current-context "${currentContext}" is not defined in ${where} (available: ${
+          [...contexts.keys()].join(", ") || "none"
+        })`,
+      );
+    }
+    contextName = currentContext;
+  }
+
+  const ctx = contexts.get(contextName)!;
+  const cluster = clusters.get(ctx.cluster);
+  if (!cluster) {
+    if (rawClusters.has(ctx.cluster)) {
+      throw new ToolError(
+        `cluster "${ctx.cluster}" of context "${contextName}" has no server URL in ${
+          rawClusters.get(ctx.cluster)!.path
+        }`,
+      );
+    }
+    throw new ToolError(
+      `context "${contextName}" refers to cluster "${ctx.cluster}", which is not defined in ${where}`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(cluster.server);
+  } catch {
+    throw new ToolError(
+      `cluster "${cluster.name}" of context "${contextName}" has an invalid server URL "${cluster.server}"`,
+    );
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ToolError(
+      `cluster "${cluster.name}" has an unsupported server URL "${cluster.server}" (need https://)`,
+    );
+  }
+  if (url.protocol === "http:" && !cluster.skipTLSVerify) {
+    throw new ToolError(
+      `cluster "${cluster.name}" uses plain HTTP (${cluster.server}); the Kubernetes client only allows that with insecure-skip-tls-verify: true`,
+    );
+  }
+  if (ctx.user && !users.has(ctx.user)) {
+    throw new ToolError(
+      `context "${contextName}" refers to user "${ctx.user}", which is not defined in ${where}`,
+    );
+  }
+
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [...clusters.values()],
+    users: [...users.values()],
+    contexts: [...contexts.values()],
+    currentContext: contextName,
+  });
+  return { kc, contextName, server: cluster.server, path: paths.join(pathListSeparator()), paths };
+}

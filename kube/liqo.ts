@@ -1,0 +1,222 @@
+/**
+ * Lookups over an inventory that follow how Liqo itself finds its objects: by label
+ * (`liqo.io/remote-cluster-id`), never by assumed names (FACTS §2, §3).
+ */
+import type { Inventory } from "./inventory.ts";
+import type { K8sObject } from "./source.ts";
+import type { KindId } from "./kinds.ts";
+
+/** Label carrying the peer's cluster ID on per-peer objects. */
+export const REMOTE_ID_LABEL = "liqo.io/remote-cluster-id";
+/** Label on virtual nodes. */
+export const VIRTUAL_NODE_LABEL = "liqo.io/type";
+/** Gateway pod labels (FACTS §3.1). */
+export const GATEWAY_LABELS = {
+  component: "networking.liqo.io/component",
+  name: "networking.liqo.io/gateway-name",
+  namespace: "networking.liqo.io/gateway-namespace",
+  active: "networking.liqo.io/active",
+} as const;
+
+/** A peer's gateway as seen on one cluster. */
+export interface GatewayRef {
+  /** "server" when the local cluster hosts the GatewayServer, else "client". */
+  role: "server" | "client";
+  /** The GatewayServer or GatewayClient object. */
+  object: K8sObject;
+  name: string;
+  namespace: string;
+  /** Deployment / Service / Secret / Connection name: `gw-<name>`. */
+  workloadName: string;
+}
+
+/** The cluster ID from `liqo-clusterid-configmap` (label app.kubernetes.io/name=clusterid-configmap). */
+export function clusterIdOf(inv: Inventory): string | null {
+  const cms = inv.tryItems("configmaps") ?? [];
+  const cm = cms.find((c) => c.metadata.labels?.["app.kubernetes.io/name"] === "clusterid-configmap") ??
+    cms.find((c) => c.metadata.name === "liqo-clusterid-configmap");
+  const id = cm?.data?.CLUSTER_ID;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
+/** The Liqo controller-manager Deployment, found by its labels (FACTS §4.1, §5). */
+export function controllerManager(inv: Inventory): K8sObject | null {
+  const deps = inv.tryItems("deployments") ?? [];
+  return deps.find((d) =>
+    d.metadata.labels?.["app.kubernetes.io/name"] === "controller-manager" &&
+    d.metadata.labels?.["app.kubernetes.io/component"] === "controller-manager"
+  ) ?? deps.find((d) => d.metadata.name === "liqo-controller-manager") ?? null;
+}
+
+/** The namespace Liqo is installed in, if any. */
+export function liqoNamespaceOf(inv: Inventory): string | null {
+  return controllerManager(inv)?.metadata.namespace ?? null;
+}
+
+/** Liqo version: the controller-manager container image tag, else `app.kubernetes.io/version`. */
+export function liqoVersionOf(inv: Inventory): string | null {
+  const cm = controllerManager(inv);
+  if (!cm) return null;
+  // deno-lint-ignore no-explicit-any
+  const containers: any[] = cm.spec?.template?.spec?.containers ?? [];
+  const c = containers.find((x) => x.name === "controller-manager") ?? containers[0];
+  const image: string | undefined = c?.image;
+  const tag = image && !image.includes("@") && image.lastIndexOf(":") > image.lastIndexOf("/")
+    ? image.slice(image.lastIndexOf(":") + 1)
+    : null;
+  return tag ?? cm.metadata.labels?.["app.kubernetes.io/version"] ?? null;
+}
+
+/** Objects of a kind that concern a peer (by the remote-cluster-id label). */
+export function peerObjects(inv: Inventory, kind: KindId, peerId: string): K8sObject[] {
+  return inv.withLabel(kind, REMOTE_ID_LABEL, peerId);
+}
+
+/** The tenant namespace for a peer: FC status, else the namespace labelled for it. */
+export function tenantNamespaceOf(inv: Inventory, fc: K8sObject): string | null {
+  const fromStatus = fc.status?.tenantNamespace?.local;
+  if (typeof fromStatus === "string" && fromStatus) return fromStatus;
+  const id = fc.spec?.clusterID ?? fc.metadata.name;
+  const ns = (inv.tryItems("namespaces") ?? []).find((n) =>
+    n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" && n.metadata.labels?.[REMOTE_ID_LABEL] === id
+  );
+  return ns?.metadata.name ?? null;
+}
+
+/** The peer's gateway on this cluster (server or client), by label. */
+export function gatewayOf(inv: Inventory, peerId: string): GatewayRef | null {
+  const server = (inv.tryItems("gatewayservers") ?? []).find((g) =>
+    g.metadata.labels?.[REMOTE_ID_LABEL] === peerId
+  );
+  const client = (inv.tryItems("gatewayclients") ?? []).find((g) =>
+    g.metadata.labels?.[REMOTE_ID_LABEL] === peerId
+  );
+  const object = server ?? client;
+  if (!object) return null;
+  return {
+    role: server ? "server" : "client",
+    object,
+    name: object.metadata.name,
+    namespace: object.metadata.namespace ?? "",
+    workloadName: `gw-${object.metadata.name}`,
+  };
+}
+
+/** Gateway pods of a gateway (all replicas), by the template labels. */
+export function gatewayPods(inv: Inventory, gw: GatewayRef): K8sObject[] {
+  return inv.items("pods").filter((p) =>
+    p.metadata.namespace === gw.namespace &&
+    p.metadata.labels?.[GATEWAY_LABELS.component] === "gateway" &&
+    p.metadata.labels?.[GATEWAY_LABELS.name] === gw.name
+  );
+}
+
+/** The active gateway pod (label networking.liqo.io/active=true, running), if any. */
+export function activeGatewayPod(inv: Inventory, gw: GatewayRef): K8sObject | null {
+  const pods = gatewayPods(inv, gw).filter((p) => !p.metadata.deletionTimestamp);
+  return pods.find((p) =>
+    p.metadata.labels?.[GATEWAY_LABELS.active] === "true" && p.status?.phase === "Running"
+  ) ??
+    pods.find((p) => p.status?.phase === "Running") ?? null;
+}
+
+/** True for Liqo virtual nodes. */
+export function isVirtualNode(node: K8sObject): boolean {
+  return node.metadata.labels?.[VIRTUAL_NODE_LABEL] === "virtual-node";
+}
+
+/** A condition of an object by type (status.conditions[]). */
+// deno-lint-ignore no-explicit-any
+export function conditionOf(obj: K8sObject | null | undefined, type: string): any | undefined {
+  // deno-lint-ignore no-explicit-any
+  return (obj?.status?.conditions as any[] | undefined)?.find((c) => c?.type === type);
+}
+
+/** True when a Node's Ready condition is True. */
+export function nodeReady(node: K8sObject): boolean {
+  return conditionOf(node, "Ready")?.status === "True";
+}
+
+/** Milliseconds since an RFC 3339 timestamp, or null if absent/invalid. */
+export function ageMs(now: Date, ts: unknown): number | null {
+  if (typeof ts !== "string") return null;
+  const t = Date.parse(ts);
+  return Number.isNaN(t) ? null : now.getTime() - t;
+}
+
+/** Short human age: "3d4h", "5m12s", "42s". */
+export function formatAge(ms: number | null): string {
+  if (ms === null) return "unknown age";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d}d${h}h`;
+  if (h > 0) return `${h}h${m}m`;
+  if (m > 0) return `${m}m${s % 60}s`;
+  return `${s}s`;
+}
+
+/** One container's state, restarts and last termination, for evidence lines. */
+export interface ContainerSummary {
+  name: string;
+  ready: boolean;
+  restarts: number;
+  /** "running", "waiting: CrashLoopBackOff", "terminated: Error". */
+  state: string;
+  /** Last termination reason and message (e.g. the kernel-version refusal), if any. */
+  lastTermination: string | null;
+}
+
+/** Summaries of a pod's containers (init containers excluded). */
+export function containerSummaries(pod: K8sObject): ContainerSummary[] {
+  // deno-lint-ignore no-explicit-any
+  const statuses: any[] = pod.status?.containerStatuses ?? [];
+  return statuses.map((s) => {
+    const st = s.state ?? {};
+    const state = st.running
+      ? "running"
+      : st.waiting
+      ? `waiting: ${st.waiting.reason ?? "?"}`
+      : st.terminated
+      ? `terminated: ${st.terminated.reason ?? "?"}`
+      : "unknown";
+    const term = s.lastState?.terminated ?? st.terminated;
+    const waitingMsg = st.waiting?.message;
+    const lastTermination = term
+      ? `${term.reason ?? "terminated"} (exit ${term.exitCode ?? "?"})${
+        term.message ? `: ${String(term.message).trim().split("\n").slice(-1)[0]}` : ""
+      }`
+      : waitingMsg
+      ? String(waitingMsg)
+      : null;
+    return { name: s.name, ready: s.ready === true, restarts: s.restartCount ?? 0, state, lastTermination };
+  });
+}
+
+/** "namespace/name" of an object. */
+export function ref(o: K8sObject): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}
+
+/** Value of a `--flag=value` argument of the controller-manager container, or null when absent. */
+export function controllerManagerArg(inv: Inventory, flag: string): string | null {
+  const cm = controllerManager(inv);
+  // deno-lint-ignore no-explicit-any
+  const containers: any[] = cm?.spec?.template?.spec?.containers ?? [];
+  const c = containers.find((x) => x?.name === "controller-manager") ?? containers[0];
+  const args: unknown[] = [...(c?.command ?? []), ...(c?.args ?? [])];
+  const prefix = `--${flag.replace(/^--/, "")}=`;
+  for (const a of args) if (typeof a === "string" && a.startsWith(prefix)) return a.slice(prefix.length);
+  return null;
+}
+
+/** False only when the controller-manager runs with `--networking-enabled=false` (FACTS §4.1). */
+export function networkingEnabled(inv: Inventory): boolean {
+  return controllerManagerArg(inv, "networking-enabled") !== "false";
+}
+
+/** Image tag of a container image reference ("ghcr.io/x/y:v1.2.0" → "v1.2.0"), null for digests/no tag. */
+export function imageTag(image: unknown): string | null {
+  if (typeof image !== "string" || image.includes("@")) return null;
+  const colon = image.lastIndexOf(":");
+  return colon > image.lastIndexOf("/") ? image.slice(colon + 1) : null;
+}

@@ -1,0 +1,86 @@
+/**
+ * ClusterSource: everything FlyingFish needs from one cluster. A live implementation talks to an
+ * API server (live.ts); a snapshot implementation replays a collected bundle. Checks never see a
+ * source directly: they read the Inventory built from it and the probes.
+ */
+import type { KindSpec } from "./kinds.ts";
+
+/** A Kubernetes object as read from the API (kind/apiVersion filled in by the source). */
+export interface K8sObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+    generation?: number;
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid?: string;
+      controller?: boolean;
+    }[];
+    [key: string]: unknown;
+  };
+  // deno-lint-ignore no-explicit-any
+  spec?: any;
+  // deno-lint-ignore no-explicit-any
+  status?: any;
+  // deno-lint-ignore no-explicit-any
+  data?: any;
+  [key: string]: unknown;
+}
+
+/** Why a list or exec could not be done. */
+export type Unavailable = "forbidden" | "missing" | "error";
+
+/** Result of listing one kind. */
+export type ListOutcome =
+  | { ok: true; items: K8sObject[] }
+  | { ok: false; reason: Unavailable; message: string };
+
+/** Result of running a command in a container. */
+export type ExecOutcome =
+  | { ok: true; stdout: string; stderr: string; exitCode: number; via: "api" | "kubectl" | "snapshot" }
+  | { ok: false; reason: Unavailable; message: string };
+
+/** What discovery says one group/version serves. */
+export interface GroupVersionResources {
+  group: string;
+  version: string;
+  /** Resource plural names; empty when the group/version is not served. */
+  resources: string[];
+}
+
+/** Discovery outcome for the groups FlyingFish cares about. */
+export type DiscoveryOutcome =
+  | { ok: true; groups: GroupVersionResources[] }
+  | { ok: false; reason: Unavailable; message: string };
+
+/** Identity of a cluster connection, for reports. */
+export interface ClusterEndpoint {
+  /** kubeconfig context name (or snapshot label). */
+  context: string;
+  /** API server URL (credentials never included). */
+  server: string;
+}
+
+/** One cluster, live or captured. */
+export interface ClusterSource {
+  readonly endpoint: ClusterEndpoint;
+  /** Time against which ages are judged: now for live sources, capture time for snapshots. */
+  readonly now: () => Date;
+  /** True when this source replays a snapshot (host-side probes are skipped). */
+  readonly isSnapshot: boolean;
+  list(spec: KindSpec): Promise<ListOutcome>;
+  discovery(groups: readonly { group: string; version: string }[]): Promise<DiscoveryOutcome>;
+  exec(namespace: string, pod: string, container: string, command: readonly string[]): Promise<ExecOutcome>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,156 @@
+/**
+ * The ProbeHub used by runs: memoises every probe per key so concurrent checks share one
+ * `wg show` exec pair, one UDP probe per endpoint and one TLS dial per URL, and applies the
+ * run-wide switches (network probes off, snapshot replay).
+ */
+import type { ClusterSource } from "../kube/source.ts";
+import type { ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "./hub.ts";
+import { collectWireguard } from "./wireguard.ts";
+import { probeUdp, type UdpProbeOptions } from "./udp.ts";
+import { dialTls, type TlsDialOptions } from "./tls.ts";
+
+/** Low-level probe functions; replaceable in tests. */
+export interface ProbeImpls {
+  collectWireguard: (
+    source: ClusterSource,
+    ns: string,
+    pod: string,
+    intervalMs: number,
+    signal?: AbortSignal,
+  ) => Promise<WgEvidence>;
+  probeUdp: (host: string, port: number, opts: UdpProbeOptions) => Promise<UdpProbeResult>;
+  dialTls: (url: string, opts: TlsDialOptions) => Promise<TlsDialResult>;
+}
+
+/** Options of {@link createProbeHub}. */
+export interface ProbeHubOptions {
+  /** Cluster sources by cluster name (the name checks pass to `wireguard`). */
+  sources: Map<string, ClusterSource>;
+  /** Host-side UDP/TLS probes allowed (false with --no-network-probes). */
+  networkProbes: boolean;
+  /** Use the FFI UDP probe that detects ICMP refusals (--udp-precise). */
+  preciseUdp: boolean;
+  /** Gap between the two `wg show` samples. */
+  sampleIntervalMs: number;
+  /** Default 2000 ms. */
+  udpTimeoutMs?: number;
+  /** Default 5000 ms. */
+  tlsTimeoutMs?: number;
+  /** Extra PEM roots for TLS dials. */
+  caCerts?: string[];
+  /** Aborts pending probes (e.g. on Ctrl-C or global timeout). */
+  signal?: AbortSignal;
+  /** Overrides of the probe functions (tests). */
+  impls?: Partial<ProbeImpls>;
+}
+
+/** A ProbeHub that can also start WireGuard sampling ahead of the checks. */
+export interface LiveProbeHub extends ProbeHub {
+  /** Starts (or joins) the WireGuard sampling of a gateway pod without waiting for it. */
+  warm(clusterName: string, namespace: string, pod: string): void;
+}
+
+/** Detail of UDP/TLS results when --no-network-probes is set. */
+export const NETWORK_PROBES_DISABLED = "network probes disabled (--no-network-probes)";
+/** Detail of UDP/TLS results when replaying a snapshot. */
+export const SNAPSHOT_NO_PROBES = "snapshot: host-side network probes are not run when replaying a capture";
+
+/** Builds the run's ProbeHub. Probes never throw; failures become results. */
+export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
+  const impl: ProbeImpls = {
+    collectWireguard: opts.impls?.collectWireguard ?? collectWireguard,
+    probeUdp: opts.impls?.probeUdp ?? probeUdp,
+    dialTls: opts.impls?.dialTls ?? dialTls,
+  };
+  const wg = new Map<string, Promise<WgEvidence>>();
+  const udp = new Map<string, Promise<UdpProbeResult>>();
+  const tls = new Map<string, Promise<TlsDialResult>>();
+  const snapshot = [...opts.sources.values()].some((s) => s.isSnapshot);
+
+  const memo = <T>(
+    map: Map<string, Promise<T>>,
+    key: string,
+    run: () => Promise<T>,
+    onError: (e: unknown) => T,
+  ) => {
+    let p = map.get(key);
+    if (!p) {
+      p = run().catch(onError);
+      map.set(key, p);
+    }
+    return p;
+  };
+  const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+  const hub: LiveProbeHub = {
+    wireguard(clusterName: string, namespace: string, pod: string): Promise<WgEvidence> {
+      const key = `${clusterName}\u0000${namespace}\u0000${pod}`;
+      return memo(
+        wg,
+        key,
+        () => {
+          const source = opts.sources.get(clusterName);
+          if (!source) {
+            return Promise.resolve<WgEvidence>({
+              ok: false,
+              namespace,
+              pod,
+              reason: "error",
+              message: `unknown cluster "${clusterName}"`,
+            });
+          }
+          return impl.collectWireguard(source, namespace, pod, opts.sampleIntervalMs, opts.signal);
+        },
+        (e) => ({ ok: false, namespace, pod, reason: "error", message: `wireguard probe failed: ${msg(e)}` }),
+      );
+    },
+    udp(host: string, port: number): Promise<UdpProbeResult> {
+      if (!opts.networkProbes) {
+        return Promise.resolve({ outcome: "unavailable", detail: NETWORK_PROBES_DISABLED });
+      }
+      if (snapshot) return Promise.resolve({ outcome: "unavailable", detail: SNAPSHOT_NO_PROBES });
+      return memo(
+        udp,
+        `${host}\u0000${port}`,
+        () =>
+          impl.probeUdp(host, port, {
+            timeoutMs: opts.udpTimeoutMs ?? 2000,
+            precise: opts.preciseUdp,
+            signal: opts.signal,
+          }),
+        (e) => ({ outcome: "unavailable", detail: `UDP probe failed: ${msg(e)}` }),
+      );
+    },
+    tls(url: string): Promise<TlsDialResult> {
+      if (!opts.networkProbes) {
+        return Promise.resolve({ outcome: "unavailable", detail: NETWORK_PROBES_DISABLED });
+      }
+      if (snapshot) return Promise.resolve({ outcome: "unavailable", detail: SNAPSHOT_NO_PROBES });
+      return memo(
+        tls,
+        url,
+        () =>
+          impl.dialTls(url, {
+            timeoutMs: opts.tlsTimeoutMs ?? 5000,
+            caCerts: opts.caCerts,
+            signal: opts.signal,
+          }),
+        (e) => ({ outcome: "failed", detail: `TLS dial failed: ${msg(e)}` }),
+      );
+    },
+    warm(clusterName: string, namespace: string, pod: string): void {
+      void hub.wireguard(clusterName, namespace, pod);
+    },
+  };
+  return hub;
+}
+
+/**
+ * Starts WireGuard sampling of a gateway pod early, so the sample interval overlaps other work.
+ * Works on any ProbeHub (falls back to calling `wireguard` and ignoring the promise).
+ */
+export function prefetchWireguard(hub: ProbeHub, clusterName: string, namespace: string, pod: string): void {
+  const live = hub as Partial<LiveProbeHub>;
+  if (typeof live.warm === "function") live.warm(clusterName, namespace, pod);
+  else void hub.wireguard(clusterName, namespace, pod).catch(() => {});
+}

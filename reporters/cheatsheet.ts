@@ -1,0 +1,163 @@
+/**
+ * The manual test cheat sheet: every concrete value the run discovered, each with a ready-to-paste
+ * command that has the real names filled in.
+ */
+import type { ClusterView, PeerView } from "../checks/types.ts";
+import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import type { K8sObject } from "../kube/source.ts";
+import type { CheatSheetEntry } from "./report.ts";
+
+/** WireGuard (60) + IPv4 (20) + ICMP (8): the ICMP payload that exactly fills the tunnel MTU. */
+const ICMP_IPV4_OVERHEAD = 28;
+
+/** Builds the cheat sheet for every cluster and peer read. */
+export function buildCheatSheet(
+  views: readonly ClusterView[],
+  peers: readonly (readonly PeerView[])[],
+): CheatSheetEntry[] {
+  const out: CheatSheetEntry[] = [];
+  views.forEach((v, i) => {
+    const kc = `kubectl --context ${v.context}`;
+    const add = (e: Omit<CheatSheetEntry, "cluster">) => out.push({ ...e, cluster: v.name });
+    const nets = v.inv.tryItems("networks") ?? [];
+    for (const type of ["pod-cidr", "external-cidr", "internal-cidr"]) {
+      const cidrs = nets.filter((n) =>
+        n.metadata.namespace === v.liqoNamespace && n.metadata.labels?.["ipam.liqo.io/network-type"] === type
+      ).map((n) => n.status?.cidr ?? n.spec?.cidr).filter(Boolean);
+      if (cidrs.length) {
+        add({
+          title: `local ${type.replace("-cidr", "")} CIDR`,
+          value: cidrs.join(", "),
+          command: `${kc} get networks.ipam.liqo.io -A -l ipam.liqo.io/network-type=${type}`,
+          peer: null,
+        });
+      }
+    }
+    const proxyIp = (v.inv.tryItems("ips") ?? []).find((ip) =>
+      ip.metadata.labels?.["ipam.liqo.io/ip-type"] === "api-server-proxy"
+    );
+    if (proxyIp?.status?.ip) {
+      add({
+        title: "API-server proxy IP (local; peers reach it through their remapped external CIDR)",
+        value: `${proxyIp.status.ip}:8118`,
+        command: `${kc} -n ${proxyIp.metadata.namespace} get ip ${proxyIp.metadata.name} -o wide`,
+        peer: null,
+      });
+    }
+    for (const p of peers[i] ?? []) peerEntries(v, p, kc, add);
+  });
+  return out;
+}
+
+function peerEntries(
+  v: ClusterView,
+  p: PeerView,
+  kc: string,
+  add: (e: Omit<CheatSheetEntry, "cluster">) => void,
+): void {
+  const peer = p.clusterId;
+  const gw = gatewayOf(v.inv, peer);
+  if (gw) {
+    const ep = gw.role === "server" ? gw.object.status?.endpoint : gw.object.spec?.endpoint;
+    const addr = ep?.addresses?.[0];
+    if (addr && ep?.port) {
+      add({
+        title: gw.role === "server"
+          ? "gateway endpoint (this cluster serves; the peer dials it)"
+          : "gateway endpoint the client dials",
+        value: `${addr}:${ep.port}/UDP`,
+        command:
+          `nc -u -v -w 3 ${addr} ${ep.port}   # WireGuard stays silent to strangers: no reply is normal`,
+        peer,
+      });
+    }
+    const pod = activeGatewayPod(v.inv, gw);
+    add({
+      title: "live WireGuard state (handshake, counters, endpoint)",
+      value: pod ? `${gw.namespace}/${pod.metadata.name}` : `${gw.namespace}/${gw.workloadName}`,
+      command: `${kc} -n ${gw.namespace} exec deploy/${gw.workloadName} -c wireguard -- wg show`,
+      peer,
+    });
+    add({
+      title: "gateway logs",
+      value: `${gw.namespace}/${gw.workloadName}`,
+      command: `${kc} -n ${gw.namespace} logs deploy/${gw.workloadName} -c wireguard --tail=100`,
+      peer,
+    });
+    const mtu = Number(gw.object.spec?.mtu);
+    if (Number.isFinite(mtu) && mtu > 0) {
+      const target = remotePodIp(v, p);
+      const size = mtu - ICMP_IPV4_OVERHEAD;
+      add({
+        title: `tunnel MTU ${mtu}: largest ping payload that fits unfragmented`,
+        value: String(size),
+        command:
+          `${kc} run ff-mtu --rm -it --restart=Never --image=nicolaka/netshoot -- ping -c 3 -M do -s ${size} ${
+            target ?? "<remapped remote pod IP>"
+          }`,
+        peer,
+      });
+    }
+  }
+  const cfg = peerObjects(v.inv, "configurations", peer)[0] ?? null;
+  if (cfg) {
+    for (const kind of ["pod", "external"] as const) {
+      const spec: string[] = cfg.spec?.remote?.cidr?.[kind] ?? [];
+      const status: string[] = cfg.status?.remote?.cidr?.[kind] ?? [];
+      if (!spec.length) continue;
+      add({
+        title: `peer ${kind} CIDR as seen from here (original → remapped)`,
+        value: spec.map((s, j) => `${s} → ${status[j] ?? "(not remapped yet)"}`).join(", "),
+        command: `${kc} -n ${cfg.metadata.namespace} get configuration ${cfg.metadata.name} -o wide`,
+        peer,
+      });
+    }
+  }
+  const target = remotePodIp(v, p);
+  if (target) {
+    add({
+      title: "a real remote pod, by the address this cluster uses for it",
+      value: target,
+      command: `${kc} run ff-ping --rm -it --restart=Never --image=nicolaka/netshoot -- ping -c 3 ${target}`,
+      peer,
+    });
+  }
+  const proxy = p.foreignCluster?.status?.foreignProxyUrl;
+  if (typeof proxy === "string" && proxy) {
+    add({
+      title: "peer API server through the in-band proxy",
+      value: proxy,
+      command:
+        `${kc} run ff-curl --rm -it --restart=Never --image=curlimages/curl -- curl -sk -x ${proxy} https://kubernetes.default/livez`,
+      peer,
+    });
+  } else if (typeof p.foreignCluster?.status?.apiServerUrl === "string") {
+    add({
+      title: "peer API server",
+      value: p.foreignCluster.status.apiServerUrl,
+      command: `curl -sk ${p.foreignCluster.status.apiServerUrl}/livez`,
+      peer,
+    });
+  }
+}
+
+/** An address of a running remote pod as this cluster addresses it (already remapped). */
+function remotePodIp(v: ClusterView, p: PeerView): string | null {
+  const nodes = (v.inv.tryItems("nodes") ?? []).filter((n) =>
+    isVirtualNode(n) && n.metadata.labels?.[REMOTE_ID_LABEL] === p.clusterId
+  ).map((n) => n.metadata.name);
+  const pods = v.inv.tryItems("pods") ?? [];
+  // Consumer side: offloaded pods report the remote pod IP translated into the local view.
+  const offloaded = pods.find((pod) =>
+    nodes.includes(pod.spec?.nodeName) && pod.status?.podIP && pod.status?.phase === "Running"
+  );
+  if (offloaded) return offloaded.status.podIP;
+  // Provider side: reflected EndpointSlices carry the consumer's pods, mapped into the local view.
+  const slices = (v.inv.tryItems("endpointslices") ?? []).filter((s: K8sObject) =>
+    s.metadata.labels?.["liqo.io/managed-by"] === "shadowendpointslice" &&
+    s.metadata.labels?.["offloading.liqo.io/origin"] === p.clusterId
+  );
+  // deno-lint-ignore no-explicit-any
+  const addr = slices.flatMap((s: any) => s.endpoints ?? []).flatMap((e: any) => e.addresses ?? [])[0];
+  return typeof addr === "string" ? addr : null;
+}

@@ -1,0 +1,366 @@
+/**
+ * The HTML reporter (`-o html`): one self-contained incident report — inline CSS and SVG, no
+ * external resources or scripts, light/dark via `prefers-color-scheme`, print-friendly. Diagnosis
+ * first (`#diagnosis`), then a data-path diagram per peer (`#datapath`: pod → node → Geneve →
+ * gateway → WireGuard → gateway → Geneve → node → pod, each hop with `data-status`), all results
+ * with evidence and fixes, the peering dump, the cheat sheet and the run metadata.
+ */
+import { type CheckResult, type Layer, LAYER_TITLES, LAYERS, type Status } from "../checks/types.ts";
+import { type DumpTable, foreignClusterTable, formatDuration, type Report, varyingScopes } from "./report.ts";
+import { MARKS } from "./text.ts";
+
+/** Escapes text for HTML element content and double- or single-quoted attributes. */
+export function htmlEscape(s: string): string {
+  return s
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "\uFFFD")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+const h = htmlEscape;
+
+/** Status of a data-path hop: a check status, or `none` when no check observed it. */
+export type HopStatus = Status | "none";
+
+/** One hop of the data-path diagram. */
+export interface Hop {
+  key: string;
+  label: string;
+  side: "local" | "remote" | "between";
+  status: HopStatus;
+  /** The results that decided the status. */
+  results: CheckResult[];
+}
+
+interface HopSpec {
+  key: string;
+  label: string;
+  side: "local" | "remote" | "between";
+  layers: readonly Layer[];
+  prefixes: readonly string[];
+}
+
+const HOPS: readonly HopSpec[] = [
+  { key: "pod-local", label: "pod", side: "local", layers: ["cni"], prefixes: ["CNI-"] },
+  { key: "node-local", label: "node", side: "local", layers: [], prefixes: ["FAB-"] },
+  { key: "geneve-local", label: "Geneve", side: "local", layers: ["fabric"], prefixes: ["FAB-"] },
+  { key: "gateway-local", label: "gateway", side: "local", layers: ["gateway"], prefixes: ["GW-"] },
+  { key: "wireguard", label: "WireGuard", side: "between", layers: ["tunnel"], prefixes: ["TUN-"] },
+  { key: "gateway-remote", label: "gateway", side: "remote", layers: ["gateway"], prefixes: ["GW-"] },
+  { key: "geneve-remote", label: "Geneve", side: "remote", layers: ["fabric"], prefixes: ["FAB-"] },
+  { key: "node-remote", label: "node", side: "remote", layers: [], prefixes: ["FAB-"] },
+  {
+    key: "pod-remote",
+    label: "pod",
+    side: "remote",
+    layers: ["ipam", "reflection"],
+    prefixes: ["IPAM-", "REF-"],
+  },
+];
+
+const SEVERITY: readonly HopStatus[] = ["fail", "warn", "unknown", "pass", "skip", "none"];
+
+function worst(results: readonly CheckResult[]): HopStatus {
+  let best: HopStatus = "none";
+  for (const r of results) if (SEVERITY.indexOf(r.status) < SEVERITY.indexOf(best)) best = r.status;
+  return best;
+}
+
+/**
+ * The hops of the path to `peer` (null: all results). Local hops take results observed on the local
+ * cluster; remote gateway/Geneve/node hops take results observed on the remote cluster (dual mode);
+ * cross-cluster ("A ↔ B") results count on both sides; IPAM and reflection results, which are about
+ * reaching remote pods, count for the remote pod hop wherever they were observed.
+ */
+export function dataPath(report: Report, peer: string | null): Hop[] {
+  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.results[0]?.cluster ?? "";
+  const rs = report.results.filter((r) => peer === null || r.peer === null || r.peer === peer);
+  return HOPS.map((spec) => {
+    const matches = rs.filter((r) => {
+      const byLayer = spec.layers.includes(r.layer) || spec.prefixes.some((p) => r.id.startsWith(p));
+      if (!byLayer) return false;
+      const cross = r.cluster.includes("↔");
+      const onLocal = cross || r.cluster === local;
+      const onRemote = cross || r.cluster !== local;
+      if (spec.side === "between") return true;
+      if (spec.key === "pod-remote" && (r.layer === "ipam" || r.layer === "reflection")) return true;
+      return spec.side === "local" ? onLocal : onRemote;
+    });
+    return { key: spec.key, label: spec.label, side: spec.side, status: worst(matches), results: matches };
+  });
+}
+
+const HOP_MARK: Readonly<Record<HopStatus, string>> = { ...MARKS, skip: "?", none: "?" };
+
+function svgPath(hops: Hop[], id: string, localName: string, remoteName: string): string {
+  const w = 108, gap = 14, top = 34, boxH = 46;
+  const width = hops.length * w + (hops.length - 1) * gap + 20;
+  const parts: string[] = [];
+  parts.push(
+    `<svg id="${
+      h(id)
+    }" class="datapath" role="img" viewBox="0 0 ${width} 130" xmlns="http://www.w3.org/2000/svg"` +
+      ` aria-label="${h(`data path from ${localName} to ${remoteName}`)}">`,
+  );
+  parts.push(
+    `<text class="side" x="10" y="18">${h(localName)}</text>`,
+    `<text class="side" x="${width - 10}" y="18" text-anchor="end">${h(remoteName)}</text>`,
+  );
+  hops.forEach((hop, i) => {
+    const x = 10 + i * (w + gap);
+    if (i > 0) {
+      const ax = x - gap;
+      parts.push(
+        `<path class="arrow" d="M${ax + 1} ${top + boxH / 2} h${gap - 4} m-4 -4 l4 4 l-4 4" fill="none"/>`,
+      );
+    }
+    const tip = hop.results.length
+      ? hop.results.map((r) =>
+        `${MARKS[r.status]} ${r.id} ${r.status}${r.peer ? ` (peer ${r.peer})` : ""}: ${r.summary}`
+      )
+        .join("\n")
+      : "not observed by any check";
+    parts.push(
+      `<g class="hop s-${hop.status}" data-hop="${hop.key}" data-status="${hop.status}">`,
+      `<title>${h(tip)}</title>`,
+      `<rect x="${x}" y="${top}" width="${w}" height="${boxH}" rx="8"/>`,
+      `<text class="label" x="${x + w / 2}" y="${top + 28}" text-anchor="middle">${h(hop.label)}</text>`,
+      `<text class="mark" x="${x + w / 2}" y="${top + boxH + 26}" text-anchor="middle">${
+        h(HOP_MARK[hop.status])
+      }</text>`,
+      `</g>`,
+    );
+  });
+  parts.push(`</svg>`);
+  return parts.join("\n");
+}
+
+function table(columns: readonly string[], rows: readonly (readonly string[])[], cls = ""): string {
+  return `<table${cls ? ` class="${cls}"` : ""}><thead><tr>${
+    columns.map((c) => `<th>${h(c)}</th>`).join("")
+  }</tr></thead>` +
+    `<tbody>${
+      rows.map((r) => `<tr>${columns.map((_, i) => `<td>${h(r[i] ?? "")}</td>`).join("")}</tr>`).join("\n")
+    }` +
+    `</tbody></table>`;
+}
+
+function multiline(s: string): string {
+  return s.split(/\r?\n/).map(h).join("<br>");
+}
+
+const CSS = `
+:root{--bg:#fff;--fg:#1d2330;--muted:#667085;--line:#d0d5dd;--card:#f6f7f9;--pass:#12805c;--warn:#b25e09;
+--fail:#c4320a;--unknown:#7a3fc2;--skip:#98a2b3;--none:#98a2b3;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#11151c;--fg:#e4e7ec;--muted:#98a2b3;--line:#344054;--card:#1a202b;
+--pass:#47cd89;--warn:#fdb022;--fail:#f97066;--unknown:#b692f6}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:1100px;padding:24px;background:var(--bg);color:var(--fg);
+font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line)}
+h3{font-size:15px;margin:16px 0 4px}.meta,.muted{color:var(--muted)}
+code,pre,td.id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow-x:auto;
+white-space:pre-wrap;word-break:break-all}
+table{border-collapse:collapse;width:100%;margin:6px 0 12px}th,td{text-align:left;vertical-align:top;
+padding:4px 8px;border-bottom:1px solid var(--line)}th{font-weight:600}
+#diagnosis{border:2px solid var(--fail);border-radius:8px;padding:12px 16px;background:var(--card)}
+#diagnosis.ok{border-color:var(--pass)}#diagnosis .head{font-size:16px;font-weight:600}
+.fix{color:var(--fg);border-left:3px solid var(--warn);padding-left:8px;margin:6px 0}
+.s-pass{--c:var(--pass)}.s-warn{--c:var(--warn)}.s-fail{--c:var(--fail)}.s-unknown{--c:var(--unknown)}
+.s-skip{--c:var(--skip)}.s-none{--c:var(--none)}
+.st{color:var(--c);font-weight:700}
+.result{border-left:4px solid var(--c);padding:4px 12px;margin:10px 0;background:var(--card);border-radius:4px}
+.chips{display:flex;flex-wrap:wrap;gap:6px;margin:10px 0}.chip{border:1px solid var(--c);color:var(--c);
+border-radius:12px;padding:1px 10px;font-size:12px;font-weight:600}
+svg.datapath{width:100%;height:auto;margin:4px 0 12px}
+svg .hop rect{fill:var(--card);stroke:var(--c);stroke-width:2.5}
+svg .hop[data-status="none"] rect,svg .hop[data-status="skip"] rect{stroke-dasharray:5 4}
+svg text{fill:var(--fg);font:13px system-ui,sans-serif}svg .mark{fill:var(--c);font-size:20px;font-weight:700}
+svg .side{fill:var(--muted);font-size:12px}svg .arrow{stroke:var(--muted);stroke-width:1.5}
+@media print{body{max-width:none;padding:0;font-size:11px}h2{break-after:avoid}.result,tr,svg{break-inside:avoid}
+pre{white-space:pre-wrap}}
+`;
+
+/** Renders the self-contained HTML report. */
+export function renderHtml(report: Report): string {
+  const s = report.summary;
+  const scopes = varyingScopes(report.results);
+  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.results[0]?.cluster ??
+    "local";
+  const body: string[] = [];
+  body.push(
+    `<h1>FlyingFish report — ${h(local)}</h1>`,
+    `<div class="meta">${h(report.generatedAt)} · ${report.mode}` +
+      `${
+        report.mode === "snapshot"
+          ? ` (snapshot taken ${h(report.snapshotTakenAt ?? "at an unknown time")})`
+          : ""
+      }` +
+      ` · ${h(formatDuration(report.durationMs))} · exit code ${report.exitCode}</div>`,
+  );
+
+  // Diagnosis
+  const d = report.diagnosis;
+  if (d) {
+    const where = [scopes.cluster ? d.cluster : null, d.peer !== null ? `peer ${d.peer}` : null].filter((x) =>
+      x
+    )
+      .join(" · ");
+    body.push(
+      `<section id="diagnosis" class="s-fail" data-check="${h(d.id)}">`,
+      `<div class="head"><span class="st">${MARKS.fail} ${h(d.id)}</span> [${h(LAYER_TITLES[d.layer])}]` +
+        `${where ? ` ${h(where)}` : ""}: ${h(d.summary)}</div>`,
+      d.remediation ? `<div class="fix">⚑ ${multiline(d.remediation)}</div>` : "",
+      `</section>`,
+    );
+  } else {
+    const extra = [
+      s.warn ? `${s.warn} warning${s.warn === 1 ? "" : "s"}` : "",
+      s.unknown ? `${s.unknown} unknown` : "",
+    ]
+      .filter((x) => x);
+    body.push(
+      `<section id="diagnosis" class="ok s-pass"><div class="head"><span class="st">${MARKS.pass}</span> ` +
+        `No failure found${extra.length ? ` — ${h(extra.join(", "))}` : ""}</div></section>`,
+    );
+  }
+  body.push(
+    `<p>${s.pass} passed · ${s.warn} warning${
+      s.warn === 1 ? "" : "s"
+    } · ${s.fail} failed · ${s.skip} skipped · ${s.unknown} unknown` +
+      ` (${s.total} checks)</p>`,
+  );
+
+  // Layer chips + data path
+  body.push(`<h2>Data path</h2><div class="chips">`);
+  for (const layer of LAYERS) {
+    const st = worst(report.results.filter((r) => r.layer === layer));
+    body.push(
+      `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${HOP_MARK[st]} ` +
+        `${h(LAYER_TITLES[layer])}</span>`,
+    );
+  }
+  body.push(`</div>`);
+  const peerIds = [...new Set(report.results.flatMap((r) => (r.peer === null ? [] : [r.peer])))];
+  if (d?.peer && peerIds.includes(d.peer)) {
+    peerIds.splice(peerIds.indexOf(d.peer), 1), peerIds.unshift(d.peer);
+  }
+  const paths: (string | null)[] = peerIds.length ? peerIds : [null];
+  paths.forEach((p, i) => {
+    if (paths.length > 1) body.push(`<h3>peer ${h(p ?? "")}</h3>`);
+    body.push(svgPath(dataPath(report, p), i === 0 ? "datapath" : `datapath-${i + 1}`, local, p ?? "remote"));
+  });
+
+  // Results
+  body.push(`<h2>All checks</h2>`);
+  body.push(
+    `<table class="results"><thead><tr><th>Status</th><th>ID</th><th>Layer</th><th>Cluster</th><th>Peer</th>` +
+      `<th>Result</th></tr></thead><tbody>`,
+  );
+  for (const r of report.results) {
+    body.push(
+      `<tr class="s-${r.status}" data-status="${r.status}"><td class="st">${
+        MARKS[r.status]
+      } ${r.status}</td>` +
+        `<td class="id">${h(r.id)}</td><td>${h(LAYER_TITLES[r.layer])}</td><td>${h(r.cluster)}</td>` +
+        `<td>${h(r.peer ?? "—")}</td><td>${
+          h(r.status === "skip" && r.blockedBy ? `blocked by ${r.blockedBy}` : r.summary)
+        }` +
+        `</td></tr>`,
+    );
+  }
+  body.push(`</tbody></table>`);
+  const notPass = report.results.filter((r) => r.status !== "pass" && !(r.status === "skip" && r.blockedBy));
+  if (notPass.length) {
+    body.push(`<h2>Findings</h2>`);
+    for (const r of notPass) {
+      const where = [r.cluster, r.peer !== null ? `peer ${r.peer}` : null].filter((x) => x).join(" · ");
+      body.push(
+        `<div class="result s-${r.status}" data-check="${h(r.id)}" data-status="${r.status}">`,
+        `<h3><span class="st">${MARKS[r.status]}</span> ${h(r.id)} — ${h(r.title)}</h3>`,
+        `<div class="muted">${r.status} · ${h(LAYER_TITLES[r.layer])} · ${h(where)}</div>`,
+        `<p>${multiline(r.summary)}</p>`,
+        r.evidence.length
+          ? `<ul>${r.evidence.map((e) => `<li><code>${multiline(e)}</code></li>`).join("")}</ul>`
+          : "",
+        r.remediation ? `<div class="fix">⚑ ${multiline(r.remediation)}</div>` : "",
+        `</div>`,
+      );
+    }
+  }
+
+  // Peering dump
+  if (report.peering) {
+    body.push(`<h2>Peering</h2>`);
+    const tables: DumpTable[] = [
+      foreignClusterTable(report.peering.foreignClusters),
+      ...report.peering.tables,
+    ];
+    for (const t of tables) {
+      body.push(
+        `<h3>${h(t.title)}</h3>`,
+        t.rows.length ? table(t.columns, t.rows) : `<p class="muted">none</p>`,
+      );
+    }
+  }
+
+  // Cheat sheet
+  if (report.cheatSheet.length) {
+    body.push(`<h2>Manual test cheat sheet</h2>`);
+    for (const e of report.cheatSheet) {
+      const where = [e.cluster, e.peer ? `peer ${e.peer}` : null].filter((x) => x).join(" · ");
+      body.push(
+        `<p><strong>${h(e.title)}:</strong> <code>${h(e.value)}</code>${
+          where ? ` <span class="muted">${h(where)}</span>` : ""
+        }</p>`,
+      );
+      if (e.command) body.push(`<pre><code>${h(e.command)}</code></pre>`);
+    }
+  }
+
+  // Run metadata
+  body.push(`<h2>Run</h2>`);
+  body.push(table(
+    ["Cluster", "Role", "Cluster ID", "Context", "API server", "Liqo", "Namespace"],
+    report.clusters.map((c) => [
+      c.name,
+      c.role,
+      c.clusterId ?? "—",
+      c.context,
+      c.server,
+      c.liqoVersion ?? "—",
+      c.liqoNamespace ?? "—",
+    ]),
+  ));
+  if (report.peers.length) {
+    body.push(table(
+      ["Cluster", "Peer", "Role", "Tenant namespace"],
+      report.peers.map((p) => [p.cluster, p.clusterId, p.role, p.tenantNamespace ?? "—"]),
+    ));
+  }
+  body.push(
+    `<p class="muted">Generated by ${h(report.tool.name)} ${h(report.tool.version)}, report schema ` +
+      `v${h(report.schemaVersion)}.</p>`,
+  );
+
+  return [
+    `<!DOCTYPE html>`,
+    `<html lang="en">`,
+    `<head>`,
+    `<meta charset="utf-8">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="color-scheme" content="light dark">`,
+    `<title>FlyingFish report — ${h(local)}${d ? ` — ${h(d.id)} failed` : ""}</title>`,
+    `<style>${CSS}</style>`,
+    `</head>`,
+    `<body>`,
+    ...body.filter((x) => x !== ""),
+    `</body>`,
+    `</html>`,
+  ].join("\n") + "\n";
+}

@@ -1,0 +1,185 @@
+/**
+ * The Markdown reporter: an incident write-up that pastes into an issue or a chat. Diagnosis
+ * first, then the "All Checks — Summary" table, details of every non-pass check, the peering
+ * dump, the manual test cheat sheet and the run metadata. Every string from the cluster is
+ * escaped, so `<pending>`, `|` or `*` in an object name render literally.
+ */
+import { LAYER_TITLES } from "../checks/types.ts";
+import { foreignClusterTable, formatDuration, type Report, varyingScopes } from "./report.ts";
+import { MARKS } from "./text.ts";
+import type { DumpTable } from "./report.ts";
+
+/** Escapes text for Markdown (inline): HTML specials as entities, Markdown punctuation with `\`. */
+export function mdEscape(s: string): string {
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_[\]|#~]/g, (c) => `\\${c}`)
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "\uFFFD");
+}
+
+/** Escapes text for one table cell: as `mdEscape`, newlines as `<br>`. */
+export function mdCell(s: string): string {
+  return mdEscape(s.trim()).replace(/\r?\n/g, "<br>");
+}
+
+/** A fenced code block whose fence is longer than any backtick run in `code`. */
+export function mdCodeBlock(code: string, lang = "", indent = ""): string {
+  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  // deno-lint-ignore no-control-regex
+  const body = code.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "\uFFFD").split(/\r?\n/);
+  return [`${fence}${lang}`, ...body, fence].map((l) => indent + l).join("\n");
+}
+
+/** A GitHub-flavoured Markdown table. */
+export function mdTable(columns: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) =>
+    `| ${columns.map((_, i) => mdCell(cells[i] ?? "")).join(" | ")} |`;
+  return [line(columns), `|${columns.map(() => " --- ").join("|")}|`, ...rows.map(line)].join("\n");
+}
+
+function lines(s: string): string[] {
+  return s.split(/\r?\n/).filter((l) => l.trim() !== "");
+}
+
+function scopeText(cluster: string | null, peer: string | null, showCluster: boolean): string {
+  return [showCluster ? cluster : null, peer !== null ? `peer ${peer}` : null].filter((x) => x).join(" · ");
+}
+
+/** Renders the Markdown report (ends with a newline). */
+export function renderMarkdown(report: Report): string {
+  const out: string[] = [];
+  const scopes = varyingScopes(report.results);
+  const s = report.summary;
+  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.clusters[0]?.name;
+  out.push(`# FlyingFish report${local ? ` — ${mdEscape(local)}` : ""}`, "");
+
+  // Diagnosis
+  out.push("## Diagnosis", "");
+  const d = report.diagnosis;
+  if (d) {
+    const where = scopeText(d.cluster, d.peer, scopes.cluster || report.clusters.length > 1);
+    out.push(
+      `**${MARKS.fail} ${mdEscape(d.id)}** [${LAYER_TITLES[d.layer]}]${
+        where ? ` ${mdEscape(where)}` : ""
+      }: ` +
+        mdEscape(d.summary.replace(/\r?\n/g, " ")),
+    );
+    if (d.remediation) out.push("", ...lines(d.remediation).map((l) => `> ⚑ ${mdEscape(l)}`));
+  } else {
+    const extra = [
+      s.warn ? `${s.warn} warning${s.warn === 1 ? "" : "s"}` : "",
+      s.unknown ? `${s.unknown} unknown` : "",
+    ]
+      .filter((x) => x);
+    out.push(`No failure found${extra.length ? ` — ${extra.join(", ")}` : ""}.`);
+  }
+  out.push(
+    "",
+    `${s.pass} passed · ${s.warn} warning${
+      s.warn === 1 ? "" : "s"
+    } · ${s.fail} failed · ${s.skip} skipped · ${s.unknown} unknown` +
+      ` · ${formatDuration(report.durationMs)} · exit code ${report.exitCode}`,
+    "",
+  );
+  if (report.mode === "snapshot") {
+    out.push(
+      `> Judged from a snapshot taken ${mdEscape(report.snapshotTakenAt ?? "at an unknown time")}.`,
+      "",
+    );
+  }
+
+  // Summary table
+  out.push("## All Checks — Summary", "");
+  out.push(
+    mdTable(
+      ["Status", "ID", "Layer", "Cluster", "Peer", "Result"],
+      report.results.map((r) => [
+        `${MARKS[r.status]} ${r.status}`,
+        r.id,
+        LAYER_TITLES[r.layer],
+        r.cluster,
+        r.peer ?? "—",
+        r.blockedBy && r.status === "skip" ? `blocked by ${r.blockedBy}` : r.summary,
+      ]),
+    ),
+    "",
+  );
+
+  // Details
+  const notPass = report.results.filter((r) => r.status !== "pass");
+  if (notPass.length) {
+    out.push("## Details", "");
+    for (const r of notPass) {
+      const where = scopeText(r.cluster, r.peer, true);
+      out.push(`### ${MARKS[r.status]} ${mdEscape(r.id)} — ${mdEscape(r.title)}`, "");
+      out.push(`*${r.status} · ${LAYER_TITLES[r.layer]} · ${mdEscape(where)}*`, "");
+      if (r.status === "skip" && r.blockedBy) out.push(`Blocked by ${mdEscape(r.blockedBy)}.`, "");
+      else out.push(lines(r.summary).map(mdEscape).join("  \n"), "");
+      if (r.evidence.length) {
+        out.push("Evidence:", "", ...r.evidence.map((e) => `- ${lines(e).map(mdEscape).join("<br>")}`), "");
+      }
+      if (r.remediation) out.push("Fix:", "", ...lines(r.remediation).map((l) => `> ⚑ ${mdEscape(l)}`), "");
+    }
+  }
+
+  // Peering dump
+  if (report.peering) {
+    const tables: DumpTable[] = [
+      foreignClusterTable(report.peering.foreignClusters),
+      ...report.peering.tables,
+    ];
+    out.push("## Peering", "");
+    for (const t of tables) {
+      out.push(`### ${mdEscape(t.title)}`, "");
+      out.push(t.rows.length ? mdTable(t.columns, t.rows) : "*none*", "");
+    }
+  }
+
+  // Cheat sheet
+  if (report.cheatSheet.length) {
+    out.push("## Manual test cheat sheet", "");
+    for (const e of report.cheatSheet) {
+      const where = scopeText(e.cluster, e.peer, true);
+      out.push(`- **${mdEscape(e.title)}:** ${mdEscape(e.value)}${where ? ` (${mdEscape(where)})` : ""}`);
+      if (e.command) out.push("", mdCodeBlock(e.command, "sh", "  "), "");
+    }
+    out.push("");
+  }
+
+  // Run metadata
+  out.push("## Run", "");
+  out.push(
+    mdTable(
+      ["Cluster", "Role", "Cluster ID", "Context", "API server", "Liqo", "Namespace"],
+      report.clusters.map((c) => [
+        c.name,
+        c.role,
+        c.clusterId ?? "—",
+        c.context,
+        c.server,
+        c.liqoVersion ?? "—",
+        c.liqoNamespace ?? "—",
+      ]),
+    ),
+    "",
+  );
+  if (report.peers.length) {
+    out.push(
+      mdTable(
+        ["Cluster", "Peer", "Role", "Tenant namespace"],
+        report.peers.map((p) => [p.cluster, p.clusterId, p.role, p.tenantNamespace ?? "—"]),
+      ),
+      "",
+    );
+  }
+  out.push(
+    `Generated ${mdEscape(report.generatedAt)} by ${report.tool.name} ${mdEscape(report.tool.version)}` +
+      ` (${report.mode}${report.snapshotTakenAt ? `, snapshot ${mdEscape(report.snapshotTakenAt)}` : ""}),` +
+      ` report schema v${report.schemaVersion}.`,
+  );
+  return out.join("\n").replace(/\n{3,}/g, "\n\n") + "\n";
+}

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { canonical, formatDuration, jsonSchema, ReportSchema, summarize, varyingScopes } from "./report.ts";
+import { sampleReport } from "./fixture.ts";
+
+Deno.test("fixture report validates against ReportSchema", () => {
+  const r = sampleReport();
+  assert.deepEqual(ReportSchema.parse(r), r);
+});
+
+Deno.test("ReportSchema rejects a wrong schemaVersion, bad timestamps and unknown statuses", () => {
+  assert.equal(ReportSchema.safeParse({ ...sampleReport(), schemaVersion: "2" }).success, false);
+  assert.equal(ReportSchema.safeParse({ ...sampleReport(), generatedAt: "yesterday" }).success, false);
+  const bad = sampleReport();
+  (bad.results[0] as { status: string }).status = "ok";
+  assert.equal(ReportSchema.safeParse(bad).success, false);
+  assert.equal(
+    ReportSchema.safeParse({ ...sampleReport(), generatedAt: "2026-03-01T11:00:00+01:00" }).success,
+    true,
+  );
+});
+
+Deno.test("jsonSchema lists the top-level required keys", () => {
+  const s = jsonSchema() as { required: string[]; properties: Record<string, unknown>; $schema: string };
+  for (
+    const k of [
+      "schemaVersion",
+      "tool",
+      "generatedAt",
+      "mode",
+      "snapshotTakenAt",
+      "clusters",
+      "peers",
+      "results",
+      "diagnosis",
+      "summary",
+      "exitCode",
+      "durationMs",
+      "peering",
+      "cheatSheet",
+    ]
+  ) {
+    assert.ok(s.required.includes(k), k);
+    assert.ok(k in s.properties, k);
+  }
+  assert.match(s.$schema, /2020-12/);
+  JSON.stringify(s); // serialisable
+});
+
+Deno.test("summarize counts statuses and the total", () => {
+  const s = summarize(sampleReport().results);
+  assert.deepEqual(s, { pass: 7, warn: 1, fail: 1, skip: 2, unknown: 1, total: 12 });
+});
+
+Deno.test("canonical puts keys in schema order", () => {
+  const r = sampleReport();
+  const shuffled = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
+  assert.deepEqual(Object.keys(canonical(shuffled)), Object.keys(ReportSchema.shape));
+});
+
+Deno.test("varyingScopes and formatDuration", () => {
+  assert.deepEqual(varyingScopes(sampleReport().results), { cluster: false, peer: true });
+  assert.equal(formatDuration(850), "850ms");
+  assert.equal(formatDuration(4800), "4.8s");
+  assert.equal(formatDuration(123_000), "2m03s");
+});

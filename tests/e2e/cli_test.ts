@@ -1,0 +1,125 @@
+/** CLI behaviour that is not about a scenario: catalog, explain, help, permissions, demo, exit 3. */
+import assert from "node:assert/strict";
+import { runCli } from "./harness.ts";
+import { loadScenario, serveScenario } from "../fakekube/scenario.ts";
+
+Deno.test("checks -o json lists the catalog and marks checks that need both kubeconfigs", async () => {
+  const r = await runCli(["checks", "-o", "json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const { checks } = JSON.parse(r.stdout);
+  const ids = checks.map((c: { id: string }) => c.id);
+  for (
+    const id of [
+      "ENV-01",
+      "ENV-03",
+      "ENV-04",
+      "ENV-05",
+      "ENV-06",
+      "FC-01",
+      "API-01",
+      "API-02",
+      "API-03",
+      "GW-01",
+      "GW-02",
+      "GW-03",
+      "GW-05",
+      "GW-06",
+      "TUN-01",
+      "TUN-02",
+      "TUN-03",
+      "TUN-04",
+      "TUN-05",
+      "TUN-06",
+      "FAB-01",
+      "FAB-02",
+      "FAB-03",
+      "FAB-04",
+      "IPAM-02",
+      "IPAM-03",
+      "IPAM-04",
+      "CNI-01",
+      "CNI-02",
+      "REF-01",
+      "REF-02",
+      "REF-03",
+    ]
+  ) assert.ok(ids.includes(id), `catalog lacks ${id}`);
+  for (const c of checks) {
+    if (["ENV-02", "GW-04", "IPAM-01"].includes(c.id)) assert.equal(c.needsRemoteKubeconfig, true, c.id);
+  }
+});
+
+Deno.test("explain works for every check in the catalog", async () => {
+  const { checks } = JSON.parse((await runCli(["checks", "-o", "json"])).stdout);
+  for (const c of checks) {
+    const r = await runCli(["explain", c.id]);
+    assert.equal(r.code, 0, `${c.id}: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`^${c.id} — `));
+    assert.match(r.stdout, /Reads\n[\s\S]*Decides\n[\s\S]*Fixes\n[\s\S]*blocked by:/);
+  }
+  const bad = await runCli(["explain", "NOPE-1"]);
+  assert.equal(bad.code, 3);
+});
+
+Deno.test("--help and version do not need any permission or cluster", async () => {
+  const help = await runCli(["--help"], { permissions: [] });
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /check/);
+  const v = await runCli(["version"], { permissions: [] });
+  assert.match(v.stdout, /^flyingfish \d+\.\d+\.\d+/);
+});
+
+Deno.test("a bad kubeconfig is one clear line and exit 3", async () => {
+  const r = await runCli(["check", "--kubeconfig", "/nonexistent/kubeconfig"]);
+  assert.equal(r.code, 3);
+  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  assert.match(r.stderr, /kubeconfig/);
+});
+
+Deno.test("an unreachable cluster is one clear line and exit 3", async () => {
+  const s = await loadScenario("healthy-consumer");
+  const served = await serveScenario(s, { tls: true });
+  const yaml = served.kubeconfigYaml(s.run.local);
+  await served.close(); // now nothing listens at that address
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/kc`, yaml);
+  const r = await runCli(["check", "--kubeconfig", `${dir}/kc`, "--timeout", "3s"]);
+  assert.equal(r.code, 3, r.stdout + r.stderr);
+  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  assert.match(r.stderr, /cannot reach the API server/);
+});
+
+for (
+  const [flag, perms] of [
+    ["--allow-env", ["--allow-read", "--allow-net=127.0.0.1", "--allow-sys"]],
+    ["--allow-read", ["--allow-env", "--allow-net=127.0.0.1", "--allow-sys"]],
+    ["--allow-net", ["--allow-env", "--allow-read", "--allow-sys"]],
+  ] as const
+) {
+  Deno.test(`without ${flag}: names the flag and exits 3`, async () => {
+    const s = await loadScenario("healthy-consumer");
+    const served = await serveScenario(s, { tls: true });
+    const dir = await Deno.makeTempDir();
+    try {
+      await Deno.writeTextFile(`${dir}/kc`, served.kubeconfigYaml(s.run.local));
+      const r = await runCli(["check", "--kubeconfig", `${dir}/kc`, "--no-network-probes"], {
+        permissions: [...perms],
+      });
+      assert.equal(r.code, 3, r.stdout + r.stderr);
+      assert.match(r.stderr, new RegExp(flag));
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, "no stack trace");
+    } finally {
+      await served.close();
+    }
+  });
+}
+
+Deno.test("demo prints a report with a diagnosis line and exits 2", async () => {
+  const r = await runCli(["demo"], {
+    permissions: ["--allow-env", "--allow-read", "--allow-net=127.0.0.1", "--allow-sys"],
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stdout, /diagnosis ✗ GW-02/);
+  assert.doesNotMatch(r.stdout, /\x1b\[/, "no escape codes through a pipe");
+});

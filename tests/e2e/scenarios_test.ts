@@ -1,0 +1,48 @@
+/**
+ * Every scenario in testdata/scenarios/, run through the real CLI against the fake API server
+ * over HTTPS: the expected diagnosis, statuses and evidence are asserted, and so is passivity
+ * (GET requests and exec upgrades only) and "each kind listed at most once per cluster per run".
+ */
+import assert from "node:assert/strict";
+import { listScenarios, loadScenario } from "../fakekube/scenario.ts";
+import { assertExpected, runScenario } from "./harness.ts";
+import type { FakeCluster } from "../fakekube/server.ts";
+
+/** Asserts a passive run: only GETs (exec is a GET upgrade), and each list path requested once. */
+export function assertPassiveAndListedOnce(name: string, cluster: FakeCluster): void {
+  const writes = cluster.requests.filter((r) => r.method !== "GET");
+  assert.deepEqual(writes, [], `${name}/${cluster.name}: a passive run issued non-GET requests`);
+  const lists = new Map<string, number>();
+  for (const r of cluster.requests) {
+    if (r.upgrade || r.path.includes("/namespaces/") || r.path.endsWith("/version")) continue;
+    const q = new URLSearchParams(r.query);
+    if (q.get("continue")) continue; // later pages of the same list
+    const segs = r.path.split("/").filter(Boolean);
+    // list paths: /api/v1/<plural> or /apis/<g>/<v>/<plural>
+    const isList = (segs[0] === "api" && segs.length === 3) || (segs[0] === "apis" && segs.length === 4);
+    if (isList) lists.set(r.path, (lists.get(r.path) ?? 0) + 1);
+  }
+  for (const [path, n] of lists) {
+    assert.equal(n, 1, `${name}/${cluster.name}: ${path} listed ${n} times in one run`);
+  }
+}
+
+for (const name of await listScenarios()) {
+  const scenario = await loadScenario(name);
+  Deno.test({
+    name: `scenario ${name}: ${scenario.description ?? ""}`.trim(),
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      const run = await runScenario(name);
+      assert.ok(
+        run.report,
+        `${name}: no JSON report; exit ${run.code}\nstderr: ${run.stderr.slice(0, 2000)}\nstdout: ${
+          run.stdout.slice(0, 500)
+        }`,
+      );
+      assertExpected(scenario, run);
+      for (const c of Object.values(run.served.clusters)) if (c) assertPassiveAndListedOnce(name, c);
+    },
+  });
+}

@@ -1,0 +1,358 @@
+/**
+ * Loads test scenarios (testdata/scenarios/<name>/scenario.yaml, see testdata/README.md), builds
+ * what each fake cluster serves (base + overlays - deletes + merge patches, timestamps shifted to
+ * now, WireGuard state merged) and serves them.
+ */
+import { parse, parseAllDocuments } from "yaml";
+import { z } from "zod";
+import type { K8sObject } from "../../kube/source.ts";
+import type { WireguardState } from "./exec.ts";
+import { type FakeCluster, type FakeClusterConfig, kubeconfigFor, startFakeCluster } from "./server.ts";
+
+/** The base examples' time; scenario timestamps are shifted by (now - referenceTime). */
+export const DEFAULT_REFERENCE_TIME = "2026-11-30T02:30:00Z";
+
+const StatusSchema = z.enum(["pass", "warn", "fail", "skip", "unknown"]);
+
+const PeerSchema = z.strictObject({
+  publicKey: z.string(),
+  presharedKey: z.string().default("(none)"),
+  endpoint: z.string().default("(none)"),
+  allowedIps: z.array(z.string()).default([]),
+  handshakeAgoSeconds: z.number().nonnegative().nullable().default(null),
+  rxBytes: z.number().nonnegative().default(0),
+  txBytes: z.number().nonnegative().default(0),
+  rxBytesPerSecond: z.number().nonnegative().default(0),
+  txBytesPerSecond: z.number().nonnegative().default(0),
+  persistentKeepalive: z.union([z.string(), z.number()]).default("off"),
+});
+
+const InterfaceSchema = z.strictObject({
+  name: z.string(),
+  privateKey: z.string(),
+  publicKey: z.string(),
+  listenPort: z.number().int().nonnegative().default(0),
+  fwmark: z.union([z.string(), z.number()]).default("off"),
+  mtu: z.number().int().positive().default(1420),
+  peers: z.array(PeerSchema).default([]),
+});
+
+const PodWireguardSchema = z.strictObject({
+  interfaces: z.array(InterfaceSchema).default([]),
+  dumpOverride: z.string().nullable().optional(),
+  execError: z.string().nullable().optional(),
+}).nullable();
+
+/** Schema of a WireGuard state file / `wireguard:` section ("namespace/pod" -> state). */
+export const WireguardStateSchema: z.ZodType<WireguardState> = z.record(z.string(), PodWireguardSchema);
+
+const ObjectRefSchema = z.strictObject({
+  kind: z.string(),
+  namespace: z.string().optional(),
+  name: z.string(),
+});
+
+const ClusterSchema = z.strictObject({
+  base: z.string().optional(),
+  objects: z.array(z.string()).default([]),
+  delete: z.array(ObjectRefSchema).default([]),
+  patch: z.array(ObjectRefSchema.extend({ merge: z.record(z.string(), z.unknown()) })).default([]),
+  wireguard: WireguardStateSchema.optional(),
+  forbid: z.array(z.string()).default([]),
+  latencyMs: z.number().nonnegative().default(0),
+  down: z.boolean().default(false),
+  logs: z.record(z.string(), z.string()).optional(),
+});
+
+const ExpectedResultSchema = z.union([
+  StatusSchema,
+  z.array(
+    z.strictObject({ status: StatusSchema, peer: z.string().optional(), cluster: z.string().optional() }),
+  ),
+]);
+
+const ScenarioFileSchema = z.strictObject({
+  description: z.string(),
+  referenceTime: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/).default(
+    DEFAULT_REFERENCE_TIME,
+  ),
+  clusters: z.record(z.string(), ClusterSchema),
+  run: z.strictObject({
+    local: z.string(),
+    remote: z.string().optional(),
+    args: z.array(z.string()).default([]),
+    networkProbes: z.boolean().default(false),
+  }),
+  expect: z.strictObject({
+    exitCode: z.number().int(),
+    diagnosis: z.string().nullable(),
+    results: z.record(z.string(), ExpectedResultSchema).default({}),
+    evidence: z.record(z.string(), z.array(z.string())).default({}),
+    noOtherFailures: z.boolean().default(true),
+  }),
+});
+
+/** The schema of scenario.yaml. */
+export const ScenarioSchema: typeof ScenarioFileSchema = ScenarioFileSchema;
+
+/** One cluster section of a scenario. */
+export type ScenarioCluster = z.infer<typeof ClusterSchema>;
+
+/** Expected status for one check ID. */
+export type ExpectedResult = z.infer<typeof ExpectedResultSchema>;
+
+/** A loaded scenario: the validated scenario.yaml plus where it came from. */
+export type Scenario = z.infer<typeof ScenarioFileSchema> & {
+  /** Folder name. */
+  name: string;
+  /** URL of the scenario folder (with trailing slash). */
+  dir: string;
+};
+
+/** Reads a text file from a file: or http(s): URL. */
+export async function readText(url: URL): Promise<string> {
+  if (url.protocol === "file:") return await Deno.readTextFile(url);
+  const res = await fetch(url);
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new Error(`cannot read ${url.href}: HTTP ${res.status}`);
+  }
+  return await res.text();
+}
+
+async function readTextIfExists(url: URL): Promise<string | null> {
+  try {
+    return await readText(url);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    if (e instanceof Error && /HTTP 404/.test(e.message)) return null;
+    throw e;
+  }
+}
+
+/** testdata/scenarios/ of this package. */
+export function scenariosRoot(): URL {
+  return new URL("../../testdata/scenarios/", import.meta.url);
+}
+
+/** testdata/base/ of this package. */
+export function baseRoot(): URL {
+  return new URL("../../testdata/base/", import.meta.url);
+}
+
+/** Scenario folder names (those with a scenario.yaml), sorted. Works for file: URLs only. */
+export async function listScenarios(): Promise<string[]> {
+  const root = scenariosRoot();
+  const out: string[] = [];
+  for await (const e of Deno.readDir(root)) {
+    if (!e.isDirectory) continue;
+    try {
+      await Deno.stat(new URL(`${e.name}/scenario.yaml`, root));
+      out.push(e.name);
+    } catch {
+      // not a scenario folder
+    }
+  }
+  return out.sort();
+}
+
+function formatZodError(err: z.ZodError): string {
+  return err.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n");
+}
+
+/** Loads and validates testdata/scenarios/<name>/scenario.yaml. */
+export async function loadScenario(name: string): Promise<Scenario> {
+  const dir = new URL(`${name}/`, scenariosRoot());
+  const file = new URL("scenario.yaml", dir);
+  const raw = parse(await readText(file));
+  const r = ScenarioFileSchema.safeParse(raw);
+  if (!r.success) throw new Error(`invalid scenario ${name} (${file.href}):\n${formatZodError(r.error)}`);
+  const s: Scenario = { ...r.data, name, dir: dir.href };
+  for (const c of [s.run.local, ...(s.run.remote ? [s.run.remote] : [])]) {
+    if (!s.clusters[c]) throw new Error(`scenario ${name}: run refers to unknown cluster "${c}"`);
+  }
+  return s;
+}
+
+/** Parses a multi-document YAML file of objects (each with apiVersion/kind). */
+export function parseObjects(text: string, source: string): K8sObject[] {
+  const out: K8sObject[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors[0].message}`);
+    const o = doc.toJS();
+    if (o === null || o === undefined) continue;
+    if (typeof o !== "object" || !o.apiVersion || !o.kind || !o.metadata?.name) {
+      throw new Error(`${source}: every document must have apiVersion, kind and metadata.name`);
+    }
+    out.push(o as K8sObject);
+  }
+  return out;
+}
+
+const objKey = (kind: string, namespace: string | undefined, name: string): string =>
+  `${kind}/${namespace ?? ""}/${name}`;
+const keyOf = (o: K8sObject): string => objKey(o.kind ?? "", o.metadata.namespace, o.metadata.name);
+
+/** Applies an RFC 7386 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target !== null && typeof target === "object" && !Array.isArray(target)
+    ? { ...target as Record<string, unknown> }
+    : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Shifts every RFC 3339 timestamp string in `v` by `deltaMs` (output without fractional seconds). */
+export function shiftTimestamps<T>(v: T, deltaMs: number): T {
+  if (typeof v === "string") {
+    if (!RFC3339.test(v)) return v;
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) return v;
+    return new Date(t + deltaMs).toISOString().replace(/\.\d{3}Z$/, "Z") as T;
+  }
+  if (Array.isArray(v)) return v.map((x) => shiftTimestamps(x, deltaMs)) as T;
+  if (v !== null && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = shiftTimestamps(x, deltaMs);
+    return out as T;
+  }
+  return v;
+}
+
+function parseWireguard(text: string, source: string): WireguardState {
+  const r = WireguardStateSchema.safeParse(parse(text) ?? {});
+  if (!r.success) throw new Error(`invalid WireGuard state ${source}:\n${formatZodError(r.error)}`);
+  return r.data;
+}
+
+/** What cluster `cluster` of scenario `s` serves. */
+export async function buildClusterConfig(
+  s: Scenario,
+  cluster: string,
+  now: Date = new Date(),
+): Promise<FakeClusterConfig> {
+  const c = s.clusters[cluster];
+  if (!c) throw new Error(`scenario ${s.name}: no cluster "${cluster}"`);
+  const dir = new URL(s.dir);
+  const ctx = `scenario ${s.name}, cluster ${cluster}`;
+
+  let objects: K8sObject[] = [];
+  let wireguard: WireguardState = {};
+  if (c.base) {
+    const baseUrl = new URL(`${c.base}.yaml`, baseRoot());
+    objects = parseObjects(await readText(baseUrl), baseUrl.href);
+    const wgUrl = new URL(`${c.base}.wireguard.yaml`, baseRoot());
+    const wgText = await readTextIfExists(wgUrl);
+    if (wgText !== null) wireguard = parseWireguard(wgText, wgUrl.href);
+  }
+
+  for (const f of c.objects) {
+    const u = new URL(f, dir);
+    for (const o of parseObjects(await readText(u), u.href)) {
+      const i = objects.findIndex((x) => keyOf(x) === keyOf(o));
+      if (i >= 0) objects[i] = o;
+      else objects.push(o);
+    }
+  }
+
+  for (const d of c.delete) {
+    const k = objKey(d.kind, d.namespace, d.name);
+    const i = objects.findIndex((x) => keyOf(x) === k);
+    if (i < 0) throw new Error(`${ctx}: delete: no object ${k}`);
+    objects.splice(i, 1);
+  }
+
+  for (const p of c.patch) {
+    const k = objKey(p.kind, p.namespace, p.name);
+    const i = objects.findIndex((x) => keyOf(x) === k);
+    if (i < 0) throw new Error(`${ctx}: patch: no object ${k}`);
+    const group = (objects[i].apiVersion ?? "").split("/").slice(0, -1).join("/");
+    if (group.endsWith("liqo.io")) {
+      throw new Error(
+        `${ctx}: patch: ${k} is a Liqo object (${
+          objects[i].apiVersion
+        }); merge patches are not allowed on *.liqo.io ` +
+          `kinds — put the full object in an overlay file (objects: [...]) so the validator sees what is served`,
+      );
+    }
+    objects[i] = mergePatch(objects[i], p.merge) as K8sObject;
+  }
+
+  if (c.wireguard) {
+    for (const [k, v] of Object.entries(c.wireguard)) wireguard[k] = v;
+  }
+
+  const delta = now.getTime() - Date.parse(s.referenceTime);
+  return {
+    name: cluster,
+    objects: shiftTimestamps(objects, delta),
+    wireguard,
+    forbid: c.forbid,
+    latencyMs: c.latencyMs,
+    ...(c.logs ? { logs: c.logs } : {}),
+  };
+}
+
+/** A scenario being served. */
+export interface ServedScenario {
+  scenario: Scenario;
+  /** Running clusters by name; null for `down: true` clusters. */
+  clusters: Record<string, FakeCluster | null>;
+  /** Kubeconfig for one cluster (a down cluster's points at a closed 127.0.0.1 port). */
+  kubeconfigYaml(cluster: string): string;
+  close(): Promise<void>;
+}
+
+function closedPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Starts one fake API server per cluster of `s` (except `down: true` ones). */
+export async function serveScenario(
+  s: Scenario,
+  opts: { tls?: boolean; now?: Date } = {},
+): Promise<ServedScenario> {
+  const now = opts.now ?? new Date();
+  const tls = opts.tls ?? true;
+  const clusters: Record<string, FakeCluster | null> = {};
+  const downConfigs: Record<string, string> = {};
+  try {
+    for (const name of Object.keys(s.clusters)) {
+      if (s.clusters[name].down) {
+        const port = closedPort();
+        const url = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
+        downConfigs[name] = kubeconfigFor(name, url, null, "ff-unreachable");
+        clusters[name] = null;
+        continue;
+      }
+      const cfg = await buildClusterConfig(s, name, now);
+      clusters[name] = await startFakeCluster({ ...cfg, tls });
+    }
+  } catch (e) {
+    await Promise.all(Object.values(clusters).map((c) => c?.close()));
+    throw e;
+  }
+  return {
+    scenario: s,
+    clusters,
+    kubeconfigYaml: (name: string): string => {
+      const c = clusters[name];
+      if (c) return c.kubeconfigYaml();
+      const d = downConfigs[name];
+      if (d === undefined) throw new Error(`scenario ${s.name}: no cluster "${name}"`);
+      return d;
+    },
+    close: async () => {
+      await Promise.all(Object.values(clusters).map((c) => c?.close()));
+    },
+  };
+}

@@ -1,0 +1,639 @@
+/**
+ * A fake Kubernetes API server on 127.0.0.1 that behaves like a real kube-apiserver for what
+ * FlyingFish reads: HTTPS with a generated CA and bearer-token auth, discovery, list/get with label
+ * and field selectors and pagination, 403/404 Status objects, the exec WebSocket (channel protocol
+ * v4/v5) answering `wg show …` from scenario state, and pod logs. It never writes: any other
+ * method gets 405 and is logged. It spawns no processes and writes no files, so `flyingfish demo`
+ * can run it with only `--allow-net=127.0.0.1`.
+ */
+import { stringify } from "yaml";
+import { KINDS } from "../../kube/kinds.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import { type PodWireguardState, runCommand, type WireguardState } from "./exec.ts";
+import { type Matcher, parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import { generateTlsMaterial } from "./tls.ts";
+import { parseProtocols, pickProtocol, streamExec, tokenFromProtocols } from "./websocket.ts";
+
+export type { PodWireguardState, WireguardState } from "./exec.ts";
+
+/** One request the server received. */
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  /** Query string without the leading "?". */
+  query: string;
+  /** True for WebSocket upgrade requests. */
+  upgrade: boolean;
+  status: number;
+}
+
+/** What one fake cluster serves. */
+export interface FakeClusterConfig {
+  /** Cluster, context and user name in the kubeconfig. */
+  name: string;
+  /** Objects with apiVersion/kind. */
+  objects: K8sObject[];
+  /** "namespace/pod" -> WireGuard state. */
+  wireguard: WireguardState;
+  /** Resource plurals (or "plural.group"), "pods/exec" or "pods/log", answered 403. */
+  forbid?: string[];
+  /** Added to every response. */
+  latencyMs?: number;
+  /** Default true: HTTPS with a CA generated at start-up. */
+  tls?: boolean;
+  /** Pod logs by "namespace/pod/container". */
+  logs?: Record<string, string>;
+}
+
+/** A running fake cluster. */
+export interface FakeCluster {
+  readonly name: string;
+  readonly url: string;
+  readonly caPem: string | null;
+  readonly token: string;
+  /** Every request received, in order. */
+  readonly requests: RequestLogEntry[];
+  /** A kubeconfig with one cluster/user/context, all named `name`. */
+  kubeconfigYaml(): string;
+  close(): Promise<void>;
+}
+
+/** The user name the fake server reports in 403 messages. */
+export const FAKE_USER = "flyingfish";
+
+/** Kubernetes version reported by /version. */
+export const FAKE_GIT_VERSION = "v1.31.4";
+
+/** Builds a kubeconfig for one cluster (HTTPS with CA data, or plain HTTP / unknown CA with skip-verify). */
+export function kubeconfigFor(name: string, url: string, caPem: string | null, token: string): string {
+  const cluster: Record<string, unknown> = { server: url };
+  if (caPem) cluster["certificate-authority-data"] = btoa(caPem);
+  else cluster["insecure-skip-tls-verify"] = true;
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name, cluster }],
+    users: [{ name, user: { token } }],
+    contexts: [{ name, context: { cluster: name, user: name } }],
+    "current-context": name,
+    preferences: {},
+  });
+}
+
+interface Resource {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+  builtin: boolean;
+  objects: K8sObject[];
+}
+
+type Builtin = [group: string, plural: string, kind: string, namespaced: boolean];
+
+const BUILTINS: Builtin[] = [
+  ["", "nodes", "Node", false],
+  ["", "namespaces", "Namespace", false],
+  ["", "pods", "Pod", true],
+  ["", "services", "Service", true],
+  ["", "configmaps", "ConfigMap", true],
+  ["", "secrets", "Secret", true],
+  ["", "endpoints", "Endpoints", true],
+  ["", "events", "Event", true],
+  ["", "serviceaccounts", "ServiceAccount", true],
+  ["", "persistentvolumeclaims", "PersistentVolumeClaim", true],
+  ["", "persistentvolumes", "PersistentVolume", false],
+  ["apps", "deployments", "Deployment", true],
+  ["apps", "daemonsets", "DaemonSet", true],
+  ["apps", "replicasets", "ReplicaSet", true],
+  ["apps", "statefulsets", "StatefulSet", true],
+  ["discovery.k8s.io", "endpointslices", "EndpointSlice", true],
+  ["networking.k8s.io", "networkpolicies", "NetworkPolicy", true],
+  ["networking.k8s.io", "ingresses", "Ingress", true],
+  ["networking.k8s.io", "ingressclasses", "IngressClass", false],
+];
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.indexOf("/");
+  return i < 0
+    ? { group: "", version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+/** Maps an object's apiVersion/kind to its resource plural (KINDS, built-ins, else lowercase kind + "s"). */
+export function pluralFor(apiVersion: string, kind: string): { plural: string; namespaced: boolean | null } {
+  const { group } = splitApiVersion(apiVersion);
+  for (const k of Object.values(KINDS)) {
+    if (k.group === group && k.kind === kind) return { plural: k.plural, namespaced: k.namespaced };
+  }
+  for (const [g, plural, kk, namespaced] of BUILTINS) {
+    if (g === group && kk === kind) return { plural, namespaced };
+  }
+  return { plural: kind.toLowerCase() + "s", namespaced: null };
+}
+
+function buildResources(objects: K8sObject[]): Map<string, Resource> {
+  const res = new Map<string, Resource>();
+  const key = (g: string, v: string, p: string): string => `${g}/${v}/${p}`;
+  const add = (r: Omit<Resource, "objects">): Resource => {
+    const k = key(r.group, r.version, r.plural);
+    let e = res.get(k);
+    if (!e) res.set(k, e = { ...r, objects: [] });
+    return e;
+  };
+  for (const [group, plural, kind, namespaced] of BUILTINS) {
+    add({ group, version: "v1", plural, kind, namespaced, builtin: true });
+  }
+  const groupVersions = new Set<string>();
+  for (const o of objects) {
+    if (!o.apiVersion || !o.kind) throw new Error(`object ${o.metadata?.name} has no apiVersion/kind`);
+    const { group, version } = splitApiVersion(o.apiVersion);
+    const { plural, namespaced } = pluralFor(o.apiVersion, o.kind);
+    groupVersions.add(`${group}/${version}`);
+    add({
+      group,
+      version,
+      plural,
+      kind: o.kind,
+      namespaced: namespaced ?? o.metadata.namespace !== undefined,
+      builtin: false,
+    }).objects.push(o);
+  }
+  // A served group/version also serves every kind FlyingFish knows in it (CRD installed, no objects).
+  for (const k of Object.values(KINDS)) {
+    if (groupVersions.has(`${k.group}/${k.version}`)) {
+      add({
+        group: k.group,
+        version: k.version,
+        plural: k.plural,
+        kind: k.kind,
+        namespaced: k.namespaced,
+        builtin: false,
+      });
+    }
+  }
+  for (const r of res.values()) r.objects.sort(compareObjects);
+  return res;
+}
+
+function compareObjects(a: K8sObject, b: K8sObject): number {
+  const ka = `${a.metadata.namespace ?? ""}/${a.metadata.name}`;
+  const kb = `${b.metadata.namespace ?? ""}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+function statusBody(
+  code: number,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>,
+): unknown {
+  const body: Record<string, unknown> = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+  };
+  if (details) body.details = details;
+  body.code = code;
+  return body;
+}
+
+function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+function statusResponse(
+  code: number,
+  reason: string,
+  message: string,
+  details?: Record<string, unknown>,
+): Response {
+  return json(statusBody(code, reason, message, details), code);
+}
+
+const notFoundResource = (): Response =>
+  statusResponse(404, "NotFound", "the server could not find the requested resource", {});
+
+function stripTypeMeta(o: K8sObject): K8sObject {
+  const { apiVersion: _a, kind: _k, ...rest } = o;
+  return rest as K8sObject;
+}
+
+function encodeContinue(rv: string, offset: number): string {
+  return btoa(JSON.stringify({ v: "meta.k8s.io/v1", rv, start: offset })).replace(/=+$/, "");
+}
+
+function decodeContinue(token: string): number | null {
+  try {
+    const o = JSON.parse(atob(token + "=".repeat((4 - token.length % 4) % 4)));
+    return typeof o.start === "number" && o.start >= 0 ? o.start : null;
+  } catch {
+    return null;
+  }
+}
+
+const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function randomToken(): string {
+  const b = crypto.getRandomValues(new Uint8Array(24));
+  return "ff-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+/** Starts a fake API server on 127.0.0.1 (random port) serving `cfg`. */
+export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeCluster> {
+  const useTls = cfg.tls ?? true;
+  const tls = useTls ? await generateTlsMaterial() : null;
+  const token = randomToken();
+  const resources = buildResources(cfg.objects);
+  const requests: RequestLogEntry[] = [];
+  const startedAt = Date.now();
+  const forbid = new Set(cfg.forbid ?? []);
+  let port = 0;
+  const listRv = String(
+    cfg.objects.reduce((m, o) => Math.max(m, Number(o.metadata.resourceVersion) || 0), 1000) + 1,
+  );
+
+  const isForbidden = (r: { plural: string; group: string }): boolean =>
+    forbid.has(r.plural) || forbid.has(`${r.plural}.${r.group}`);
+
+  const forbidden = (
+    verb: string,
+    r: { plural: string; group: string },
+    ns?: string,
+    name?: string,
+  ): Response => {
+    const subject = name !== undefined ? `${r.plural.split("/")[0]} "${name}"` : r.plural;
+    const scope = ns !== undefined ? `in the namespace "${ns}"` : "at the cluster scope";
+    const details: Record<string, unknown> = { kind: r.plural.split("/")[0] };
+    if (name !== undefined) details.name = name;
+    if (r.group !== "") details.group = r.group;
+    return statusResponse(
+      403,
+      "Forbidden",
+      `${subject} is forbidden: User "${FAKE_USER}" cannot ${verb} resource "${r.plural}" in API group "${r.group}" ${scope}`,
+      details,
+    );
+  };
+
+  const groupVersions = (): Map<string, string[]> => {
+    const m = new Map<string, string[]>();
+    for (const r of resources.values()) {
+      if (r.group === "") continue;
+      const vs = m.get(r.group) ?? [];
+      if (!vs.includes(r.version)) vs.push(r.version);
+      m.set(r.group, vs);
+    }
+    return m;
+  };
+
+  const apiGroup = (name: string, versions: string[]): unknown => ({
+    name,
+    versions: versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v })),
+    preferredVersion: { groupVersion: `${name}/${versions[0]}`, version: versions[0] },
+  });
+
+  const resourceList = (group: string, version: string): Response => {
+    const list = [...resources.values()].filter((r) => r.group === group && r.version === version);
+    if (list.length === 0) return notFoundResource();
+    const gv = group === "" ? version : `${group}/${version}`;
+    const items: unknown[] = [];
+    for (const r of list.sort((a, b) => a.plural.localeCompare(b.plural))) {
+      items.push({
+        name: r.plural,
+        singularName: r.kind.toLowerCase(),
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: r.builtin
+          ? ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+          : ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+        storageVersionHash: btoa(`${gv}/${r.plural}`).slice(0, 11),
+      });
+      if (group === "" && r.plural === "pods") {
+        items.push({
+          name: "pods/exec",
+          singularName: "",
+          namespaced: true,
+          kind: "PodExecOptions",
+          verbs: ["create", "get"],
+        });
+        items.push({ name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] });
+      }
+      if (!r.builtin) {
+        items.push({
+          name: `${r.plural}/status`,
+          singularName: "",
+          namespaced: r.namespaced,
+          kind: r.kind,
+          verbs: ["get", "patch", "update"],
+        });
+      }
+    }
+    return json({ kind: "APIResourceList", apiVersion: "v1", groupVersion: gv, resources: items });
+  };
+
+  const findPod = (ns: string, name: string): K8sObject | undefined =>
+    resources.get("/v1/pods")?.objects.find((p) => p.metadata.namespace === ns && p.metadata.name === name);
+
+  const containerFor = (pod: K8sObject, requested: string | null): string | Response => {
+    // deno-lint-ignore no-explicit-any
+    const names: string[] = ((pod.spec?.containers ?? []) as any[]).map((c) => String(c.name));
+    if (requested) {
+      if (names.length > 0 && !names.includes(requested)) {
+        return statusResponse(
+          400,
+          "BadRequest",
+          `container ${requested} is not valid for pod ${pod.metadata.name}`,
+        );
+      }
+      return requested;
+    }
+    if (names.length === 1) return names[0];
+    if (names.length === 0) return "";
+    return statusResponse(
+      400,
+      "BadRequest",
+      `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(" ")}]`,
+    );
+  };
+
+  const handleExec = (req: Request, url: URL, ns: string, podName: string): Response => {
+    const r = { plural: "pods/exec", group: "" };
+    if (forbid.has("pods/exec")) return forbidden("create", r, ns, podName);
+    const pod = findPod(ns, podName);
+    if (!pod) {
+      return statusResponse(404, "NotFound", `pods "${podName}" not found`, { name: podName, kind: "pods" });
+    }
+    const container = containerFor(pod, url.searchParams.get("container"));
+    if (container instanceof Response) return container;
+    const command = url.searchParams.getAll("command");
+    if (command.length === 0) {
+      return statusResponse(400, "BadRequest", "you must specify at least one command for the container");
+    }
+    const phase = pod.status?.phase;
+    if (phase === "Succeeded" || phase === "Failed") {
+      return statusResponse(
+        400,
+        "BadRequest",
+        `cannot exec into a container in a completed pod; current phase is ${phase}`,
+      );
+    }
+    if (phase === "Pending") {
+      return statusResponse(
+        500,
+        "InternalError",
+        `unable to upgrade connection: container not found ("${container}")`,
+      );
+    }
+    if ((req.headers.get("upgrade") ?? "").toLowerCase() !== "websocket") {
+      return statusResponse(400, "BadRequest", "Upgrade request required");
+    }
+    const protocol = pickProtocol(parseProtocols(req.headers.get("sec-websocket-protocol")));
+    if (!protocol) {
+      return statusResponse(
+        400,
+        "BadRequest",
+        "unable to upgrade: no supported subprotocol (want v5/v4.channel.k8s.io)",
+      );
+    }
+    const key = `${ns}/${podName}`;
+    const state: PodWireguardState | undefined = Object.hasOwn(cfg.wireguard, key)
+      ? cfg.wireguard[key]
+      : undefined;
+    const result = runCommand(state, command, {
+      now: new Date(),
+      elapsedSeconds: (Date.now() - startedAt) / 1000,
+    });
+    // Deno only matches `protocol` against a header split on ", "; clients such as Node's `ws` send
+    // "a,b". Upgrade without it and set the negotiated protocol on the 101 response ourselves.
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    response.headers.set("sec-websocket-protocol", protocol);
+    streamExec(socket, protocol, command, result, {
+      stdout: url.searchParams.get("stdout") !== "false",
+      stderr: url.searchParams.get("stderr") !== "false",
+    });
+    return response;
+  };
+
+  const handleLog = (url: URL, ns: string, podName: string): Response => {
+    if (forbid.has("pods/log")) return forbidden("get", { plural: "pods/log", group: "" }, ns, podName);
+    const pod = findPod(ns, podName);
+    if (!pod) {
+      return statusResponse(404, "NotFound", `pods "${podName}" not found`, { name: podName, kind: "pods" });
+    }
+    const container = containerFor(pod, url.searchParams.get("container"));
+    if (container instanceof Response) return container;
+    let text = cfg.logs?.[`${ns}/${podName}/${container}`] ??
+      [
+          `I1130 02:06:31.104233       1 main.go:112] starting ${container}`,
+          `I1130 02:06:31.388812       1 manager.go:63] Starting manager`,
+          `I1130 02:06:32.007415       1 controller.go:214] Starting workers`,
+        ].join("\n") + "\n";
+    const tail = url.searchParams.get("tailLines");
+    if (tail !== null && /^\d+$/.test(tail)) {
+      const ls = text.replace(/\n$/, "").split("\n");
+      text = ls.slice(Math.max(0, ls.length - Number(tail))).join("\n") + (ls.length ? "\n" : "");
+    }
+    return new Response(text, { headers: { "content-type": "text/plain" } });
+  };
+
+  const handleResource = (
+    req: Request,
+    url: URL,
+    group: string,
+    version: string,
+    rest: string[],
+  ): Response => {
+    let ns: string | undefined;
+    let plural: string;
+    let name: string | undefined;
+    let sub: string | undefined;
+    if (rest[0] === "namespaces" && rest.length >= 3) {
+      ns = rest[1];
+      [plural, name, sub] = rest.slice(2);
+      if (rest.length > 5) return notFoundResource();
+    } else {
+      [plural, name, sub] = rest;
+      if (rest.length > 3) return notFoundResource();
+    }
+    if (sub !== undefined) {
+      if (group === "" && plural === "pods" && ns !== undefined && name !== undefined) {
+        if (sub === "exec") return handleExec(req, url, ns, name);
+        if (sub === "log") return handleLog(url, ns, name);
+      }
+      return notFoundResource();
+    }
+    const r = resources.get(`${group}/${version}/${plural}`);
+    if (!r) return notFoundResource();
+    if (ns !== undefined && !r.namespaced) return notFoundResource();
+    if (name !== undefined && ns === undefined && r.namespaced) return notFoundResource();
+    if (isForbidden(r)) return forbidden(name !== undefined ? "get" : "list", r, ns, name);
+    const apiVersion = group === "" ? version : `${group}/${version}`;
+    if (name !== undefined) {
+      const o = r.objects.find((x) =>
+        x.metadata.name === name && (ns === undefined || x.metadata.namespace === ns)
+      );
+      if (!o) {
+        const details: Record<string, unknown> = { name, kind: plural };
+        if (group !== "") details.group = group;
+        return statusResponse(
+          404,
+          "NotFound",
+          `${group === "" ? plural : `${plural}.${group}`} "${name}" not found`,
+          details,
+        );
+      }
+      return json({ ...o, apiVersion, kind: r.kind });
+    }
+    let matchers: Matcher[];
+    try {
+      matchers = [];
+      const ls = url.searchParams.get("labelSelector");
+      if (ls) matchers.push(parseLabelSelector(ls));
+      const fs = url.searchParams.get("fieldSelector");
+      if (fs) matchers.push(parseFieldSelector(fs));
+    } catch (e) {
+      if (e instanceof SelectorError) return statusResponse(400, "BadRequest", e.message);
+      throw e;
+    }
+    const all = r.objects.filter((o) =>
+      (ns === undefined || o.metadata.namespace === ns) && matchers.every((m) => m(o))
+    );
+    let start = 0;
+    const cont = url.searchParams.get("continue");
+    if (cont) {
+      const s = decodeContinue(cont);
+      if (s === null) {
+        return statusResponse(
+          400,
+          "BadRequest",
+          "continue key is not valid: incorrect encoded start resourceVersion",
+        );
+      }
+      start = s;
+    }
+    const limitRaw = url.searchParams.get("limit");
+    const limit = limitRaw && /^\d+$/.test(limitRaw) && Number(limitRaw) > 0 ? Number(limitRaw) : Infinity;
+    const page = all.slice(start, start + limit);
+    const metadata: Record<string, unknown> = { resourceVersion: listRv };
+    if (start + page.length < all.length) {
+      metadata.continue = encodeContinue(listRv, start + page.length);
+      metadata.remainingItemCount = all.length - start - page.length;
+    }
+    return json({ kind: `${r.kind}List`, apiVersion, metadata, items: page.map(stripTypeMeta) });
+  };
+
+  const route = (req: Request, url: URL): Response => {
+    const segs = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    const p = segs.join("/");
+    if (p === "version") {
+      return json({
+        major: "1",
+        minor: "31",
+        gitVersion: FAKE_GIT_VERSION,
+        gitCommit: "a3cfc3a4be0a3e1d4bd2f2fa84b4e0b5cfd4d6f1",
+        gitTreeState: "clean",
+        buildDate: "2024-12-10T12:00:00Z",
+        goVersion: "go1.22.9",
+        compiler: "gc",
+        platform: "linux/amd64",
+      });
+    }
+    if (p === "healthz" || p === "livez" || p === "readyz") return new Response("ok");
+    if (p === "api") {
+      return json({
+        kind: "APIVersions",
+        versions: ["v1"],
+        serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: `127.0.0.1:${port}` }],
+      });
+    }
+    if (p === "apis") {
+      const groups = [...groupVersions()].sort(([a], [b]) => a.localeCompare(b)).map(([g, vs]) =>
+        apiGroup(g, vs)
+      );
+      return json({ kind: "APIGroupList", apiVersion: "v1", groups });
+    }
+    if (segs[0] === "api") {
+      if (segs[1] !== "v1") return notFoundResource();
+      if (segs.length === 2) return resourceList("", "v1");
+      return handleResource(req, url, "", "v1", segs.slice(2));
+    }
+    if (segs[0] === "apis" && segs.length >= 2) {
+      const vs = groupVersions().get(segs[1]);
+      if (!vs) return notFoundResource();
+      if (segs.length === 2) {
+        return json({ kind: "APIGroup", apiVersion: "v1", ...apiGroup(segs[1], vs) as object });
+      }
+      if (!vs.includes(segs[2])) return notFoundResource();
+      if (segs.length === 3) return resourceList(segs[1], segs[2]);
+      return handleResource(req, url, segs[1], segs[2], segs.slice(3));
+    }
+    return notFoundResource();
+  };
+
+  const handler = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const upgrade = (req.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
+    const entry: RequestLogEntry = {
+      method: req.method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ""),
+      upgrade,
+      status: 0,
+    };
+    requests.push(entry);
+    let res: Response;
+    try {
+      if (cfg.latencyMs && cfg.latencyMs > 0) await delay(cfg.latencyMs);
+      const auth = req.headers.get("authorization");
+      const wsToken = upgrade
+        ? tokenFromProtocols(parseProtocols(req.headers.get("sec-websocket-protocol")))
+        : null;
+      if (auth !== `Bearer ${token}` && wsToken !== token) {
+        res = statusResponse(401, "Unauthorized", "Unauthorized");
+      } else if (req.method !== "GET" && req.method !== "HEAD") {
+        res = statusResponse(
+          405,
+          "MethodNotAllowed",
+          `the server does not allow this method on the requested resource (fakekube is read-only: ${req.method})`,
+          {},
+        );
+      } else {
+        res = route(req, url);
+      }
+    } catch (e) {
+      res = statusResponse(500, "InternalError", `fakekube: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    entry.status = res.status;
+    return res;
+  };
+
+  const server = Deno.serve(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      onListen: () => {},
+      ...(tls ? { cert: tls.certPem, key: tls.keyPem } : {}),
+    },
+    handler,
+  );
+  port = server.addr.port;
+  const url = `${useTls ? "https" : "http"}://127.0.0.1:${port}`;
+  let closed = false;
+  return {
+    name: cfg.name,
+    url,
+    caPem: tls?.caPem ?? null,
+    token,
+    requests,
+    kubeconfigYaml: () => kubeconfigFor(cfg.name, url, tls?.caPem ?? null, token),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await server.shutdown();
+    },
+  };
+}

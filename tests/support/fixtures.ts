@@ -1,0 +1,124 @@
+/**
+ * Test support for check unit tests: inventories built from the base example clusters (or any
+ * YAML), a scripted ProbeHub, and a CheckContext factory. E2E tests use the fake API server instead.
+ */
+import { parseAllDocuments } from "yaml";
+import { Inventory } from "../../kube/inventory.ts";
+import { type KindId, KINDS } from "../../kube/kinds.ts";
+import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
+import { clusterIdOf, liqoNamespaceOf, tenantNamespaceOf } from "../../kube/liqo.ts";
+import type { CheckContext, ClusterView, PeerView, RunOptions } from "../../checks/types.ts";
+import type { ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "../../probes/hub.ts";
+
+/** Reference time of the base examples. */
+export const BASE_TIME = new Date("2026-11-30T02:30:00Z");
+
+/** Parses every object in a YAML text. */
+export function parseObjects(text: string): K8sObject[] {
+  return parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o && o.kind && o.apiVersion);
+}
+
+/** Objects of a base example cluster ("rome" or "milan"), deep-copied. */
+export async function baseObjects(name: "rome" | "milan"): Promise<K8sObject[]> {
+  const url = new URL(`../../testdata/base/${name}.yaml`, import.meta.url);
+  return parseObjects(await Deno.readTextFile(url));
+}
+
+/** Groups objects into inventory lists by kind (every kind in KINDS is present, maybe empty). */
+export function inventoryOf(
+  objects: K8sObject[],
+  errors: Partial<Record<KindId, { reason: "forbidden" | "missing" | "error"; message: string }>> = {},
+  discovery: DiscoveryOutcome | null = null,
+): Inventory {
+  const lists: Partial<Record<KindId, K8sObject[]>> = {};
+  for (const id of Object.keys(KINDS) as KindId[]) if (!errors[id]) lists[id] = [];
+  for (const o of objects) {
+    const id = (Object.keys(KINDS) as KindId[]).find((k) => KINDS[k].kind === o.kind);
+    if (id && lists[id]) lists[id]!.push(o);
+  }
+  return Inventory.fromLists(lists, errors, discovery);
+}
+
+/** A ClusterView over an inventory. */
+export function viewOf(inv: Inventory, now: Date = BASE_TIME, context = "test"): ClusterView {
+  const id = clusterIdOf(inv);
+  return {
+    name: id ?? context,
+    clusterId: id,
+    liqoNamespace: liqoNamespaceOf(inv),
+    context,
+    server: "https://127.0.0.1:6443",
+    inv,
+    now,
+    isSnapshot: false,
+  };
+}
+
+/** PeerViews for every ForeignCluster in a view. */
+export function peersOf(view: ClusterView): PeerView[] {
+  return view.inv.items("foreignclusters").map((fc) => ({
+    clusterId: fc.spec?.clusterID ?? fc.metadata.name,
+    foreignCluster: fc,
+    tenantNamespace: tenantNamespaceOf(view.inv, fc),
+  }));
+}
+
+/** Default run options for tests. */
+export const TEST_OPTIONS: RunOptions = {
+  networkProbes: false,
+  preciseUdp: false,
+  sampleIntervalMs: 10,
+  latencyThresholdMs: 200,
+  checkTimeoutMs: 5000,
+};
+
+/** A ProbeHub answering from scripted values. */
+export function scriptedProbes(script: {
+  wireguard?: (cluster: string, ns: string, pod: string) => WgEvidence;
+  udp?: (host: string, port: number) => UdpProbeResult;
+  tls?: (url: string) => TlsDialResult;
+} = {}): ProbeHub {
+  return {
+    wireguard: (c, ns, pod) =>
+      Promise.resolve(
+        script.wireguard?.(c, ns, pod) ??
+          { ok: false, namespace: ns, pod, reason: "error", message: "no scripted wireguard state" },
+      ),
+    udp: (h, p) =>
+      Promise.resolve(script.udp?.(h, p) ?? { outcome: "unavailable", detail: "network probes disabled" }),
+    tls: (u) =>
+      Promise.resolve(script.tls?.(u) ?? { outcome: "unavailable", detail: "network probes disabled" }),
+  };
+}
+
+/** A CheckContext for one cluster (and optionally one peer and a remote). */
+export function contextOf(
+  cluster: ClusterView,
+  opts: {
+    peer?: PeerView | null;
+    remote?: ClusterView | null;
+    remotePeer?: PeerView | null;
+    probes?: ProbeHub;
+    options?: Partial<RunOptions>;
+  } = {},
+): CheckContext {
+  return {
+    cluster,
+    peer: opts.peer ?? null,
+    remote: opts.remote ?? null,
+    remotePeer: opts.remotePeer ?? null,
+    probes: opts.probes ?? scriptedProbes(),
+    options: { ...TEST_OPTIONS, ...opts.options },
+    signal: new AbortController().signal,
+  };
+}
+
+/** Finds one object in a list by kind and name (and namespace), for mutation in tests. */
+export function find(objects: K8sObject[], kind: string, name: string, namespace?: string): K8sObject {
+  const o = objects.find((x) =>
+    x.kind === kind && x.metadata.name === name &&
+    (namespace === undefined || x.metadata.namespace === namespace)
+  );
+  if (!o) throw new Error(`fixture has no ${kind} ${namespace ? namespace + "/" : ""}${name}`);
+  return o;
+}
