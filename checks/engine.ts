@@ -194,7 +194,7 @@ function expand(input: EngineInput): Instance[] {
     for (const p of input.local.peers) {
       const pair = input.pairs?.get(p.clusterId);
       let peerSkip = skipReason;
-      let peerUnknown = unknownReason;
+      const peerUnknown = unknownReason;
       if (!peerSkip && !peerUnknown && (!pair || !pair.remote)) {
         peerSkip = `peer ${p.clusterId} is not the cluster behind --remote-kubeconfig`;
       }

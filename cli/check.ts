@@ -4,17 +4,23 @@
 import { parseDurationFlag } from "../probes/duration.ts";
 import { PermissionError, ToolError } from "./errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
-import type { RunOptions } from "../checks/types.ts";
+import type { CheckResult, RunOptions } from "../checks/types.ts";
 import type { Report } from "../reporters/report.ts";
 import type { Format } from "../reporters/render.ts";
 import { stdoutIsTty, useColor, writeOut } from "./output.ts";
 
-/** Options of the check command, as parsed by commander. */
-export interface CheckCommandOptions {
+/** The cluster-selection flags shared by `check` and `report`. */
+export interface ClusterFlags {
   kubeconfig?: string;
   context?: string;
   remoteKubeconfig?: string;
   remoteContext?: string;
+  /** A bundle written by `flyingfish collect`: replayed offline instead of connecting. */
+  snapshot?: string;
+}
+
+/** Options of the check command, as parsed by commander. */
+export interface CheckCommandOptions extends ClusterFlags {
   peer?: string[];
   output: Format | "text" | "json" | "yaml" | "markdown" | "junit";
   timeout: string;
@@ -36,22 +42,43 @@ export function durationOption(name: string, value: string): number {
   }
 }
 
-/** Run options from the command flags. */
-export function runOptionsFrom(opts: CheckCommandOptions): RunOptions {
+/** Run options from the flags of `check` or `report` (an absent --latency-threshold means 200ms). */
+export function runOptionsFrom(
+  opts: Pick<CheckCommandOptions, "networkProbes" | "udpPrecise" | "sampleInterval" | "timeout"> & {
+    latencyThreshold?: string;
+  },
+): RunOptions {
   return {
     networkProbes: opts.networkProbes !== false,
     preciseUdp: opts.udpPrecise === true,
     sampleIntervalMs: durationOption("--sample-interval", opts.sampleInterval),
-    latencyThresholdMs: durationOption("--latency-threshold", opts.latencyThreshold),
+    latencyThresholdMs: durationOption("--latency-threshold", opts.latencyThreshold ?? "200ms"),
     checkTimeoutMs: durationOption("--timeout", opts.timeout),
   };
 }
 
+/** The clusters a run looks at: the local source and, in dual mode, the remote one (or why not). */
+export interface OpenSources {
+  local: ClusterSource;
+  remote: { source: ClusterSource | null; error?: string } | null;
+}
+
 /** Connects to the clusters the flags name (live, or a snapshot bundle). */
-async function openSources(
-  opts: CheckCommandOptions,
+export async function openSources(
+  opts: ClusterFlags,
   requestTimeoutMs: number,
-): Promise<{ local: ClusterSource; remote: { source: ClusterSource | null; error?: string } | null }> {
+): Promise<OpenSources> {
+  if (opts.snapshot !== undefined) {
+    const conflicting = (["kubeconfig", "context", "remoteKubeconfig", "remoteContext"] as const).filter((
+      k,
+    ) => opts[k] !== undefined);
+    if (conflicting.length > 0) {
+      const flag = conflicting[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      throw new ToolError(`--snapshot replays a collected bundle: it cannot be combined with --${flag}`);
+    }
+    const { openSnapshot } = await import("../kube/snapshot.ts");
+    return await openSnapshot(opts.snapshot);
+  }
   const { createLiveSource } = await import("../kube/live.ts");
   const local = await createLiveSource({
     kubeconfig: opts.kubeconfig,
@@ -89,28 +116,30 @@ export async function runCheckCommand(opts: CheckCommandOptions): Promise<number
   }
 }
 
-/** Runs the diagnosis over open sources and prints it in the requested format. */
-export async function diagnoseAndPrint(
+/** Progress hooks of a diagnosis run. */
+export interface DiagnoseHooks {
+  /** A check instance started. */
+  onStart?: (i: { id: string; cluster: string; peer: string | null }) => void;
+  /** A check result arrived. */
+  onResult?: (r: CheckResult) => void;
+}
+
+/** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
+export async function diagnose(
   local: ClusterSource,
-  remote: { source: ClusterSource | null; error?: string } | null,
+  remote: OpenSources["remote"],
   options: RunOptions,
-  opts: { output: string; color?: boolean; verbose?: boolean; quiet?: boolean; peer?: string[] },
+  peers: string[] | undefined,
+  hooks: DiagnoseHooks = {},
 ): Promise<Report> {
-  const [{ runDiagnosis }, { createProbeHub }, { render }, { LiveChecklist }] = await Promise.all([
+  const [{ runDiagnosis }, { createProbeHub }] = await Promise.all([
     import("../checks/run.ts"),
     import("../probes/live_hub.ts"),
-    import("../reporters/render.ts"),
-    import("../reporters/text.ts"),
   ]);
-  const color = useColor(opts.color);
-  const text = opts.output === "text";
-  const live = text && !opts.quiet && stdoutIsTty()
-    ? new LiveChecklist(writeOut, { color, verbose: opts.verbose === true, tty: true })
-    : null;
-  const report = await runDiagnosis({
+  return await runDiagnosis({
     local,
     remote,
-    peers: opts.peer,
+    peers,
     options,
     probes: (sources) =>
       createProbeHub({
@@ -119,6 +148,28 @@ export async function diagnoseAndPrint(
         preciseUdp: options.preciseUdp,
         sampleIntervalMs: options.sampleIntervalMs,
       }),
+    onStart: hooks.onStart,
+    onResult: hooks.onResult,
+  });
+}
+
+/** Runs the diagnosis over open sources and prints it in the requested format. */
+export async function diagnoseAndPrint(
+  local: ClusterSource,
+  remote: OpenSources["remote"],
+  options: RunOptions,
+  opts: { output: string; color?: boolean; verbose?: boolean; quiet?: boolean; peer?: string[] },
+): Promise<Report> {
+  const [{ render }, { LiveChecklist }] = await Promise.all([
+    import("../reporters/render.ts"),
+    import("../reporters/text.ts"),
+  ]);
+  const color = useColor(opts.color);
+  const text = opts.output === "text";
+  const live = text && !opts.quiet && stdoutIsTty()
+    ? new LiveChecklist(writeOut, { color, verbose: opts.verbose === true, tty: true })
+    : null;
+  const report = await diagnose(local, remote, options, opts.peer, {
     onStart: live ? (i) => live.start(i.id, i.cluster, i.peer) : undefined,
     onResult: live ? (r) => live.result(r) : undefined,
   });

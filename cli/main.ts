@@ -31,6 +31,10 @@ export function buildProgram(): Command {
     .option("--context <name>", "kubeconfig context (default: current-context)")
     .option("--remote-kubeconfig <path>", "kubeconfig of the other end of the peering: correlates both sides")
     .option("--remote-context <name>", "context in the remote kubeconfig")
+    .option(
+      "--snapshot <bundle>",
+      "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
+    )
     .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
     .addOption(new Option("-o, --output <format>", "output format").choices(FORMATS).default("text" as const))
     .option("--timeout <duration>", "per-check and per-request timeout", "30s")
@@ -44,6 +48,67 @@ export function buildProgram(): Command {
     .action(async (opts) => {
       const { runCheckCommand } = await import("./check.ts");
       Deno.exitCode = await runCheckCommand(opts);
+    });
+
+  program.command("report")
+    .description(
+      "run the check and write a self-contained incident report (HTML, or Markdown) to a file or stdout",
+    )
+    .addOption(
+      new Option(
+        "--format <format>",
+        "report format (default: from the -o extension, .md → markdown; else html)",
+      )
+        .choices(["html", "markdown"] as const),
+    )
+    .option("-o, --output <file>", "file to write (needs --allow-write); stdout when absent or -")
+    .addOption(
+      new Option(
+        "--kubeconfig <path>",
+        "kubeconfig of the cluster to check (default: $KUBECONFIG, ~/.kube/config)",
+      ),
+    )
+    .option("--context <name>", "kubeconfig context (default: current-context)")
+    .option("--remote-kubeconfig <path>", "kubeconfig of the other end of the peering: correlates both sides")
+    .option("--remote-context <name>", "context in the remote kubeconfig")
+    .option(
+      "--snapshot <bundle>",
+      "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
+    )
+    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
+    .option("--timeout <duration>", "per-check and per-request timeout", "30s")
+    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
+    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
+    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen")
+    .action(async (opts) => {
+      const { runReportCommand } = await import("./report_cmd.ts");
+      Deno.exitCode = await runReportCommand(opts);
+    });
+
+  program.command("collect")
+    .description(
+      "capture a redacted snapshot of one or both clusters into a .tar.gz bundle, for `check --snapshot` later, elsewhere",
+    )
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig of the cluster to capture (default: $KUBECONFIG, ~/.kube/config)",
+    )
+    .option("--context <name>", "kubeconfig context (default: current-context)")
+    .option("--remote-kubeconfig <path>", "kubeconfig of the other end of the peering: captures both sides")
+    .option("--remote-context <name>", "context in the remote kubeconfig")
+    .option("--peer <clusterID...>", "only sample the gateways of these peers (lists are always complete)")
+    .option(
+      "-o, --output <file>",
+      "bundle to write (needs --allow-write); default flyingfish-bundle-<time>.tar.gz",
+    )
+    .option("--redact-ips", "pseudonymise IPv4 addresses (keyed, prefix-preserving; loopback kept)")
+    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
+    .option("--timeout <duration>", "per-request timeout", "30s")
+    .option("-q, --quiet", "no progress and no summary line")
+    .action(async (opts) => {
+      const { runCollectCommand } = await import("./collect.ts");
+      Deno.exitCode = await runCollectCommand(opts);
     });
 
   program.command("checks")

@@ -16,7 +16,12 @@ export interface KubeConfigOptions {
   kubeconfig?: string;
   /** Context to use instead of the current-context (`--context`). */
   context?: string;
+  /** kubeconfig text given directly (demo, tests); wins over `kubeconfig`; no file is read. */
+  kubeconfigYaml?: string;
 }
+
+/** The `path` reported for a kubeconfig given as text. */
+export const INLINE_PATH = "(inline kubeconfig)";
 
 /** A kubeconfig loaded and checked, with its context selected. */
 export interface LoadedKubeConfig {
@@ -28,7 +33,7 @@ export interface LoadedKubeConfig {
   server: string;
   /** The file(s) it came from; several files are joined with the path-list separator, as in KUBECONFIG. */
   path: string;
-  /** Each file that was read, in merge order. */
+  /** Each file that was read, in merge order (empty for an inline kubeconfig). */
   paths: string[];
 }
 
@@ -46,6 +51,7 @@ export function importClientNode(): Promise<ClientNode> {
 interface RawFile {
   path: string;
   text: string;
+  inline: boolean;
   // deno-lint-ignore no-explicit-any
   doc: any;
 }
@@ -76,10 +82,17 @@ async function readKubeconfig(path: string, optional: boolean): Promise<RawFile 
       : String(err);
     throw new ToolError(`cannot read kubeconfig ${path}: ${why}`, { cause: err });
   }
+  return parseKubeconfig(path, text, false);
+}
+
+/** Parses kubeconfig text; `inline` files have no directory to resolve relative paths against. */
+function parseKubeconfig(path: string, text: string, inline: boolean): RawFile {
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (err) {
+    const denied = toToolError(err, `parse the kubeconfig ${path}`);
+    if (denied instanceof PermissionError) throw denied;
     const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
     throw new ToolError(`cannot read kubeconfig ${path}: invalid YAML: ${msg}`, { cause: err });
   }
@@ -93,7 +106,7 @@ async function readKubeconfig(path: string, optional: boolean): Promise<RawFile 
       throw new ToolError(`cannot read kubeconfig ${path}: "${key}" must be a list`);
     }
   }
-  return { path, text, doc };
+  return { path, text, doc, inline };
 }
 
 function dirname(path: string): string {
@@ -116,6 +129,7 @@ function pathListSeparator(): string {
 
 /** Finds the kubeconfig file(s) to read, in kubectl's order. */
 async function locate(opts: KubeConfigOptions): Promise<RawFile[]> {
+  if (opts.kubeconfigYaml !== undefined) return [parseKubeconfig(INLINE_PATH, opts.kubeconfigYaml, true)];
   if (opts.kubeconfig) {
     return [(await readKubeconfig(resolvePath(opts.kubeconfig), false))!];
   }
@@ -162,8 +176,8 @@ function namedEntries(doc: any, key: string): { name: string; value: any }[] {
  */
 export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKubeConfig> {
   const files = await locate(opts);
-  const paths = files.map((f) => f.path);
-  const where = paths.join(", ");
+  const paths = files.filter((f) => !f.inline).map((f) => f.path);
+  const where = files.map((f) => f.path).join(", ");
   const k8s = await importClientNode();
 
   // Merge, first definition wins (kubectl semantics); relative file references resolve per file.
@@ -176,7 +190,7 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     const one = new k8s.KubeConfig();
     try {
       one.loadFromString(f.text.trim() === "" ? "{}" : f.text, { onInvalidEntry: "filter" });
-      one.makePathsAbsolute(dirname(f.path));
+      if (!f.inline) one.makePathsAbsolute(dirname(f.path));
     } catch (err) {
       const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
       throw new ToolError(`cannot read kubeconfig ${f.path}: ${msg}`, { cause: err });
@@ -264,5 +278,6 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     contexts: [...contexts.values()],
     currentContext: contextName,
   });
-  return { kc, contextName, server: cluster.server, path: paths.join(pathListSeparator()), paths };
+  const path = paths.length > 0 ? paths.join(pathListSeparator()) : INLINE_PATH;
+  return { kc, contextName, server: cluster.server, path, paths };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PermissionError, ToolError } from "../cli/errors.ts";
-import { loadKubeConfig } from "./kubeconfig.ts";
+import { INLINE_PATH, loadKubeConfig } from "./kubeconfig.ts";
 
 interface Ctx {
   name: string;
@@ -96,6 +96,22 @@ Deno.test("loadKubeConfig: --context selects another context", async () => {
     /^context "paris" not found in .*config \(available: rome, milan\)$/,
   );
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test({
+  name: "loadKubeConfig: inline kubeconfig text needs no file access",
+  permissions: { read: false, env: true },
+  async fn() {
+    const text = kubeconfig([{ name: "demo", cluster: "demo", server: "https://127.0.0.1:6443" }], "demo");
+    const l = await loadKubeConfig({ kubeconfigYaml: text.replace(/\n {4}certificate-authority: .*/, "") });
+    assert.equal(l.contextName, "demo");
+    assert.equal(l.path, INLINE_PATH);
+    assert.deepEqual(l.paths, []);
+    await rejectsWith(
+      loadKubeConfig({ kubeconfigYaml: "a: [" }),
+      /^cannot read kubeconfig \(inline kubeconfig\): invalid YAML/,
+    );
+  },
 });
 
 Deno.test("loadKubeConfig: missing file, bad YAML, not a mapping", async () => {

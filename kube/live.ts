@@ -25,6 +25,8 @@ import type {
 export interface LiveSourceOptions {
   /** Explicit kubeconfig path. */
   kubeconfig?: string;
+  /** kubeconfig text (wins over `kubeconfig`; nothing is read from disk; no kubectl fallback). */
+  kubeconfigYaml?: string;
   /** kubeconfig context (default: current-context). */
   context?: string;
   /** Timeout of each API request and exec, in milliseconds (default 15000). */
@@ -34,6 +36,11 @@ export interface LiveSourceOptions {
    * needs the Deno permission `--allow-run=kubectl`.
    */
   allowKubectl?: boolean;
+  /**
+   * How to exec: "auto" (default) tries the Exec API and falls back to kubectl; "api" never uses
+   * kubectl; "kubectl" goes straight to `kubectl exec` (e.g. where a proxy blocks websockets).
+   */
+  execVia?: "auto" | "api" | "kubectl";
 }
 
 /** A live cluster source, with a reachability probe the runner calls first. */
@@ -144,7 +151,11 @@ function hostOf(server: string): string {
  * {@link ToolError}; the API server is first contacted by {@link LiveClusterSource.probeReachable}.
  */
 export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<LiveClusterSource> {
-  const loaded = await loadKubeConfig({ kubeconfig: opts.kubeconfig, context: opts.context });
+  const loaded = await loadKubeConfig({
+    kubeconfig: opts.kubeconfig,
+    kubeconfigYaml: opts.kubeconfigYaml,
+    context: opts.context,
+  });
   const { kc, contextName, server } = loaded;
   const k8s = await importClientNode();
   const node: NodeHttp = {
@@ -154,12 +165,14 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
   };
   const timeoutMs = opts.requestTimeoutMs ?? 15_000;
   const allowKubectl = opts.allowKubectl ?? true;
+  const execVia = opts.execVia ?? "auto";
   const endpoint: ClusterEndpoint = { context: contextName, server };
   const base = server.replace(/\/+$/, "");
   const netPurpose = `reach the API server ${hostOf(server)}`;
   // deno-lint-ignore no-explicit-any
   const agents = new Set<any>();
   const sockets = new Set<{ terminate?: () => void; close: () => void }>();
+  const pending = new Set<Promise<void>>();
   let closed = false;
 
   async function request(path: string): Promise<HttpResponse> {
@@ -337,29 +350,36 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     let settle: (d: Done) => void = () => {};
     const finished = new Promise<Done>((resolve) => (settle = resolve));
     const timer: ReturnType<typeof setTimeout> = setTimeout(() => settle({ kind: "timeout" }), timeoutMs);
-    try {
-      exec.exec(namespace, pod, container, [...command], outStream, errStream, null, false, (status) => {
-        settle({ kind: "status", status });
-      }).then((socket) => {
-        ws = socket;
-        sockets.add(socket);
-        socket.on?.("close", () => setTimeout(() => settle({ kind: "closed" }), 0));
-        socket.on?.("error", (error: unknown) => settle({ kind: "error", error, opened: true }));
-        if (closed) socket.close();
-      }, (error: unknown) => settle({ kind: "error", error, opened: false }));
-    } catch (error) {
-      settle({ kind: "error", error, opened: false });
-    }
+    let over = false;
+    const connecting = exec.exec(namespace, pod, container, [...command], outStream, errStream, null, false, (
+      status,
+    ) => {
+      settle({ kind: "status", status });
+    }).then((socket) => {
+      if (over || closed) {
+        // The exec already ended (timeout) or the source was closed while connecting.
+        terminate(socket);
+        return;
+      }
+      ws = socket;
+      sockets.add(socket);
+      socket.on?.("close", () => setTimeout(() => settle({ kind: "closed" }), 0));
+      socket.on?.("error", (error: unknown) => settle({ kind: "error", error, opened: true }));
+    }, (error: unknown) => settle({ kind: "error", error, opened: false }));
+    pending.add(connecting);
+    connecting.finally(() => pending.delete(connecting));
     const done = await finished;
+    over = true;
     clearTimeout(timer);
     if (ws) {
       sockets.delete(ws);
-      try {
-        if (done.kind === "timeout" && typeof ws.terminate === "function") ws.terminate();
-        else ws.close();
-      } catch {
-        // already closed
-      }
+      if (done.kind === "status") {
+        try {
+          ws.close();
+        } catch {
+          // already closed
+        }
+      } else terminate(ws);
     }
     const where = `${namespace}/${pod}`;
     switch (done.kind) {
@@ -512,12 +532,35 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     container: string,
     command: readonly string[],
   ): Promise<ExecOutcome> {
+    if (execVia === "kubectl") {
+      if (loaded.paths.length === 0) {
+        return {
+          ok: false,
+          reason: "error",
+          message: "exec via kubectl needs a kubeconfig file (not inline)",
+        };
+      }
+      if (!kubectlAllowed()) {
+        return {
+          ok: false,
+          reason: "error",
+          message: `exec in ${namespace}/${pod} via kubectl needs --allow-run=kubectl`,
+        };
+      }
+      return await execViaKubectl(namespace, pod, container, command);
+    }
     const api = await execViaApi(namespace, pod, container, command);
     if (api.ok) return api;
     const { fallback, ...outcome } = api;
     if (!fallback) return outcome;
-    if (!allowKubectl) {
+    if (!allowKubectl || execVia === "api") {
       return { ...outcome, message: `${outcome.message}; the kubectl exec fallback is disabled` };
+    }
+    if (loaded.paths.length === 0) {
+      return {
+        ...outcome,
+        message: `${outcome.message}; no kubectl exec fallback with an inline kubeconfig`,
+      };
     }
     if (!kubectlAllowed()) {
       return {
@@ -527,7 +570,12 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     }
     const viaKubectl = await execViaKubectl(namespace, pod, container, command);
     if (viaKubectl.ok) return viaKubectl;
-    return { ...viaKubectl, message: `${outcome.message}; fallback: ${viaKubectl.message}` };
+    // kubectl's own diagnosis is vaguer than the API's: keep the API's reason unless kubectl is more specific.
+    return {
+      ok: false,
+      reason: viaKubectl.reason === "error" ? outcome.reason : viaKubectl.reason,
+      message: `${outcome.message}; fallback: ${viaKubectl.message}`,
+    };
   }
 
   async function probeReachable(): Promise<void> {
@@ -555,15 +603,18 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     }
   }
 
-  function close(): Promise<void> {
+  async function close(): Promise<void> {
     closed = true;
-    for (const s of sockets) {
-      try {
-        s.terminate ? s.terminate() : s.close();
-      } catch {
-        // ignore
-      }
+    // Exec websockets still connecting are terminated as soon as they open; wait a little for them.
+    if (pending.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...pending]),
+        new Promise((r) => timer = setTimeout(r, 2_000)),
+      ]);
+      clearTimeout(timer);
     }
+    for (const s of sockets) terminate(s);
     sockets.clear();
     for (const a of agents) {
       try {
@@ -573,7 +624,6 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
       }
     }
     agents.clear();
-    return Promise.resolve();
   }
 
   return {
@@ -587,6 +637,15 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     probeReachable,
     close,
   };
+}
+
+function terminate(socket: { terminate?: () => void; close: () => void }): void {
+  try {
+    if (typeof socket.terminate === "function") socket.terminate();
+    else socket.close();
+  } catch {
+    // already closed
+  }
 }
 
 function concatBytes(chunks: Uint8Array[]): Uint8Array {

@@ -47,7 +47,15 @@ export type ListOutcome =
 
 /** Result of running a command in a container. */
 export type ExecOutcome =
-  | { ok: true; stdout: string; stderr: string; exitCode: number; via: "api" | "kubectl" | "snapshot" }
+  | {
+    ok: true;
+    stdout: string;
+    stderr: string;
+    exitCode: number;
+    via: "api" | "kubectl" | "snapshot";
+    /** When the output was captured (ms since the epoch); set by snapshots to replay the original spacing. */
+    takenAt?: number;
+  }
   | { ok: false; reason: Unavailable; message: string };
 
 /** What discovery says one group/version serves. */

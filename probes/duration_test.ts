@@ -15,7 +15,9 @@ Deno.test("parseLatency reads Connection latency strings", () => {
 });
 
 Deno.test("parseLatency returns null for N/A and garbage", () => {
-  for (const s of ["N/A", "n/a", "NA", "", "  ", "abc", "8", "-8ms", "8 ms", "8msx", "1.2.3s", "ms", "8kms"]) {
+  for (
+    const s of ["N/A", "n/a", "NA", "", "  ", "abc", "8", "-8ms", "8 ms", "8msx", "1.2.3s", "ms", "8kms"]
+  ) {
     assert.equal(parseLatency(s), null, s);
   }
   assert.equal(parseLatency(null), null);

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { probePayload, probeUdp, SILENCE_DETAIL } from "./udp.ts";
 import { probeUdpPrecise } from "./udp_ffi.ts";
 
+const HAS_FFI = Deno.permissions.querySync({ name: "ffi" }).state === "granted";
+
 /** A loopback UDP listener that echoes (or swallows) datagrams until closed. */
 function listener(echo: boolean): { port: number; received: () => number; close: () => Promise<void> } {
   const conn = Deno.listenDatagram({ transport: "udp", hostname: "127.0.0.1", port: 0 });
@@ -60,7 +62,10 @@ Deno.test("probeUdp: silent listener gives silence", async () => {
   }
 });
 
-Deno.test("probeUdp precise: silent listener gives silence, echo gives reply", async () => {
+Deno.test({
+  name: "probeUdp precise: silent listener gives silence, echo gives reply",
+  ignore: !HAS_FFI,
+}, async () => {
   const silent = listener(false);
   const echo = listener(true);
   try {
@@ -74,7 +79,10 @@ Deno.test("probeUdp precise: silent listener gives silence, echo gives reply", a
   }
 });
 
-Deno.test("probeUdp precise: closed loopback port gives refused", async () => {
+Deno.test({
+  name: "probeUdp precise: closed loopback port gives refused (needs --allow-ffi)",
+  ignore: !HAS_FFI,
+}, async () => {
   const port = closedPort();
   const r = await probeUdp("127.0.0.1", port, { timeoutMs: 2000, precise: true });
   assert.equal(r.outcome, "refused", r.detail);
@@ -89,15 +97,21 @@ Deno.test("probeUdp default mode cannot see a refusal on a closed port", async (
 
 Deno.test({
   name: "probeUdp: no net permission for a non-loopback host → unavailable, nothing sent",
-  permissions: { net: ["127.0.0.1"], ffi: true },
+  permissions: { net: ["127.0.0.1"], ffi: "inherit" },
   fn: async () => {
     const r = await probeUdp("203.0.113.50", 51840, { timeoutMs: 100 });
-    assert.deepEqual(r, { outcome: "unavailable", detail: "no net permission for 203.0.113.50:51840 (--allow-net)" });
+    assert.deepEqual(r, {
+      outcome: "unavailable",
+      detail: "no net permission for 203.0.113.50:51840 (--allow-net)",
+    });
     const p = await probeUdp("203.0.113.50", 51840, { timeoutMs: 100, precise: true });
     assert.equal(p.outcome, "unavailable");
     // FFI bypasses --allow-net: the precise probe must refuse on its own.
     const f = await probeUdpPrecise("203.0.113.50", 51840, { timeoutMs: 100 });
-    assert.deepEqual(f, { outcome: "unavailable", detail: "no net permission for 203.0.113.50:51840 (--allow-net)" });
+    assert.deepEqual(f, {
+      outcome: "unavailable",
+      detail: "no net permission for 203.0.113.50:51840 (--allow-net)",
+    });
     const named = await probeUdpPrecise("gateway.example.com", 51840, { timeoutMs: 100 });
     assert.equal(named.outcome, "unavailable");
   },

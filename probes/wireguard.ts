@@ -281,7 +281,8 @@ async function takeSample(
       message: wgFailure(outcome.stdout, outcome.stderr, outcome.exitCode),
     };
   }
-  const takenAt = source.now().getTime();
+  // A snapshot replays the capture time of each sample, so rates use the original spacing.
+  const takenAt = outcome.takenAt ?? source.now().getTime();
   const parsed = parseWgDump(outcome.stdout, takenAt);
   return { ok: true, sample: toSample(parsed, takenAt), problems: parsed.problems, via: outcome.via };
 }

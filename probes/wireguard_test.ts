@@ -18,7 +18,9 @@ const PEER2 = "TrMvSoP4jYQlY6RIzBgbssQqY3vxI2Pi+y71lOWWXX0=";
 
 const DUMP = [
   ["liqo-tunnel", PRIV, PUB, "51840", "off"].join("\t"),
-  ["liqo-tunnel", PEER, "(none)", "203.0.113.7:51840", "0.0.0.0/0", "1767225600", "1000", "2000", "off"].join("\t"),
+  ["liqo-tunnel", PEER, "(none)", "203.0.113.7:51840", "0.0.0.0/0", "1767225600", "1000", "2000", "off"].join(
+    "\t",
+  ),
   ["liqo-tunnel1", PRIV, PUB, "51841", "0x1"].join("\t"),
   ["liqo-tunnel1", PEER2, "(none)", "(none)", "(none)", "0", "0", "0", "25"].join("\t"),
   ["wg0", PRIV, PUB, "0", "off"].join("\t"),

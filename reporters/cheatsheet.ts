@@ -99,6 +99,16 @@ function peerEntries(
       });
     }
   }
+  const conn = peerObjects(v.inv, "connections", peer)[0] ?? null;
+  if (conn) {
+    add({
+      title: "tunnel Connection status (as the gateway's pinger sees it)",
+      value: `${conn.metadata.namespace}/${conn.metadata.name}: ${String(conn.status?.value ?? "no status")}`,
+      command:
+        `${kc} -n ${conn.metadata.namespace} get connections.networking.liqo.io ${conn.metadata.name} -o yaml`,
+      peer,
+    });
+  }
   const cfg = peerObjects(v.inv, "configurations", peer)[0] ?? null;
   if (cfg) {
     for (const kind of ["pod", "external"] as const) {

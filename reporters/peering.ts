@@ -96,7 +96,7 @@ export function buildPeeringDump(
     },
     {
       title: "NamespaceOffloadings",
-      columns: ["Cluster", "Namespace", "Phase", "Mapping", "Pods", "Remote namespace"],
+      columns: ["Cluster", "Namespace", "Phase", "Mapping", "Pod offloading", "Remote namespace"],
       rows: offloadings,
     },
     {

@@ -30,8 +30,14 @@ export async function runCli(
   opts: { env?: Record<string, string>; permissions?: string[]; cwd?: string } = {},
 ): Promise<CliRun> {
   const cmd = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--frozen", ...(opts.permissions ?? CLI_PERMISSIONS), CLI_MAIN.pathname, ...args],
-    cwd: opts.cwd ?? REPO_ROOT.pathname,
+    args: [
+      "run",
+      "--frozen",
+      ...(opts.permissions ?? CLI_PERMISSIONS),
+      decodeURIComponent(CLI_MAIN.pathname),
+      ...args,
+    ],
+    cwd: opts.cwd ?? decodeURIComponent(REPO_ROOT.pathname),
     env: { NO_COLOR: "1", ...opts.env },
     stdin: "null",
     stdout: "piped",

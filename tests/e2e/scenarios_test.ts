@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { listScenarios, loadScenario } from "../fakekube/scenario.ts";
 import { assertExpected, runScenario } from "./harness.ts";
+import { assertAllFormats } from "./formats.ts";
 import type { FakeCluster } from "../fakekube/server.ts";
 
 /** Asserts a passive run: only GETs (exec is a GET upgrade), and each list path requested once. */
@@ -42,6 +43,7 @@ for (const name of await listScenarios()) {
         }`,
       );
       assertExpected(scenario, run);
+      assertAllFormats(run.report, name);
       for (const c of Object.values(run.served.clusters)) if (c) assertPassiveAndListedOnce(name, c);
     },
   });

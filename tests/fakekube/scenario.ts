@@ -6,6 +6,7 @@
 import { parse, parseAllDocuments } from "yaml";
 import { z } from "zod";
 import type { K8sObject } from "../../kube/source.ts";
+import type { Status } from "../../checks/types.ts";
 import type { WireguardState } from "./exec.ts";
 import { type FakeCluster, type FakeClusterConfig, kubeconfigFor, startFakeCluster } from "./server.ts";
 
@@ -92,22 +93,54 @@ const ScenarioFileSchema = z.strictObject({
   }),
 });
 
-/** The schema of scenario.yaml. */
-export const ScenarioSchema: typeof ScenarioFileSchema = ScenarioFileSchema;
+/** A base object named in `delete:` / `patch:`. */
+export interface ObjectRef {
+  kind: string;
+  namespace?: string;
+  name: string;
+}
 
-/** One cluster section of a scenario. */
-export type ScenarioCluster = z.infer<typeof ClusterSchema>;
+/** One cluster section of a scenario (defaults applied). */
+export interface ScenarioCluster {
+  base?: string;
+  objects: string[];
+  delete: ObjectRef[];
+  patch: (ObjectRef & { merge: Record<string, unknown> })[];
+  wireguard?: WireguardState;
+  forbid: string[];
+  latencyMs: number;
+  down: boolean;
+  logs?: Record<string, string>;
+}
 
-/** Expected status for one check ID. */
-export type ExpectedResult = z.infer<typeof ExpectedResultSchema>;
+/** Expected status for one check ID: for every result, or per peer/cluster. */
+export type ExpectedResult = Status | { status: Status; peer?: string; cluster?: string }[];
+
+/** scenario.yaml after validation (defaults applied). */
+export interface ScenarioFile {
+  description: string;
+  referenceTime: string;
+  clusters: Record<string, ScenarioCluster>;
+  run: { local: string; remote?: string; args: string[]; networkProbes: boolean };
+  expect: {
+    exitCode: number;
+    diagnosis: string | null;
+    results: Record<string, ExpectedResult>;
+    evidence: Record<string, string[]>;
+    noOtherFailures: boolean;
+  };
+}
 
 /** A loaded scenario: the validated scenario.yaml plus where it came from. */
-export type Scenario = z.infer<typeof ScenarioFileSchema> & {
+export interface Scenario extends ScenarioFile {
   /** Folder name. */
   name: string;
   /** URL of the scenario folder (with trailing slash). */
   dir: string;
-};
+}
+
+/** The schema of scenario.yaml. */
+export const ScenarioSchema: z.ZodType<ScenarioFile> = ScenarioFileSchema;
 
 /** Reads a text file from a file: or http(s): URL. */
 export async function readText(url: URL): Promise<string> {
@@ -165,7 +198,7 @@ export async function loadScenario(name: string): Promise<Scenario> {
   const dir = new URL(`${name}/`, scenariosRoot());
   const file = new URL("scenario.yaml", dir);
   const raw = parse(await readText(file));
-  const r = ScenarioFileSchema.safeParse(raw);
+  const r = ScenarioSchema.safeParse(raw);
   if (!r.success) throw new Error(`invalid scenario ${name} (${file.href}):\n${formatZodError(r.error)}`);
   const s: Scenario = { ...r.data, name, dir: dir.href };
   for (const c of [s.run.local, ...(s.run.remote ? [s.run.remote] : [])]) {
@@ -306,6 +339,7 @@ export interface ServedScenario {
   clusters: Record<string, FakeCluster | null>;
   /** Kubeconfig for one cluster (a down cluster's points at a closed 127.0.0.1 port). */
   kubeconfigYaml(cluster: string): string;
+  /** Stops every server. */
   close(): Promise<void>;
 }
 

@@ -18,12 +18,15 @@ export type { PodWireguardState, WireguardState } from "./exec.ts";
 
 /** One request the server received. */
 export interface RequestLogEntry {
+  /** HTTP method. */
   method: string;
+  /** URL path. */
   path: string;
   /** Query string without the leading "?". */
   query: string;
   /** True for WebSocket upgrade requests. */
   upgrade: boolean;
+  /** Response status (101 for accepted WebSocket upgrades). */
   status: number;
 }
 
@@ -47,14 +50,19 @@ export interface FakeClusterConfig {
 
 /** A running fake cluster. */
 export interface FakeCluster {
+  /** Cluster/context/user name. */
   readonly name: string;
+  /** https://127.0.0.1:<port> (http:// without TLS). */
   readonly url: string;
+  /** CA that signed the server certificate; null without TLS. */
   readonly caPem: string | null;
+  /** Bearer token the server accepts. */
   readonly token: string;
   /** Every request received, in order. */
   readonly requests: RequestLogEntry[];
   /** A kubeconfig with one cluster/user/context, all named `name`. */
   kubeconfigYaml(): string;
+  /** Stops the server (idempotent). */
   close(): Promise<void>;
 }
 
@@ -611,16 +619,9 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     return res;
   };
 
-  const server = Deno.serve(
-    {
-      hostname: "127.0.0.1",
-      port: 0,
-      onListen: () => {},
-      ...(tls ? { cert: tls.certPem, key: tls.keyPem } : {}),
-    },
-    handler,
-  );
-  port = server.addr.port;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
+  const front = tls ? startTlsFront(server.addr.port, tls.certPem, tls.keyPem) : null;
+  port = front ? front.port : server.addr.port;
   const url = `${useTls ? "https" : "http"}://127.0.0.1:${port}`;
   let closed = false;
   return {
@@ -633,7 +634,84 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     close: async () => {
       if (closed) return;
       closed = true;
+      front?.stopAccepting();
       await server.shutdown();
+      await front?.close();
+    },
+  };
+}
+
+interface TlsFront {
+  port: number;
+  stopAccepting(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Terminates TLS (HTTP/1.1 only via ALPN) on 127.0.0.1 and pipes each connection to the plain
+ * HTTP server. Deno.serve would offer HTTP/2, and Deno's node:http2 client (used by undici inside
+ * @kubernetes/client-node) can abort the whole process on the GOAWAY a closing in-process server
+ * sends (nghttp2 assertion in find_stream_on_goaway_func).
+ */
+function startTlsFront(backendPort: number, cert: string, key: string): TlsFront {
+  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert, key, alpnProtocols: ["http/1.1"] });
+  const conns = new Set<Deno.Conn>();
+  const pipes = new Set<Promise<unknown>>();
+  const serveConn = async (conn: Deno.TlsConn): Promise<void> => {
+    conns.add(conn);
+    let backend: Deno.TcpConn | null = null;
+    try {
+      backend = await Deno.connect({ hostname: "127.0.0.1", port: backendPort });
+      conns.add(backend);
+      await Promise.allSettled([
+        conn.readable.pipeTo(backend.writable),
+        backend.readable.pipeTo(conn.writable),
+      ]);
+    } catch {
+      // handshake failure or peer gone
+    } finally {
+      for (const c of [conn, backend]) {
+        if (!c) continue;
+        conns.delete(c);
+        try {
+          c.close();
+        } catch {
+          // already closed by the pipe
+        }
+      }
+    }
+  };
+  const acceptLoop = (async () => {
+    try {
+      for await (const conn of listener) {
+        const p = serveConn(conn);
+        pipes.add(p);
+        p.finally(() => pipes.delete(p));
+      }
+    } catch {
+      // listener closed
+    }
+  })();
+  let accepting = true;
+  const stopAccepting = (): void => {
+    if (!accepting) return;
+    accepting = false;
+    listener.close();
+  };
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    stopAccepting,
+    close: async () => {
+      stopAccepting();
+      await acceptLoop;
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch {
+          // already closed
+        }
+      }
+      await Promise.allSettled([...pipes]);
     },
   };
 }

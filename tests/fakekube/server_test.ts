@@ -78,11 +78,13 @@ function start(extra: Partial<FakeClusterConfig> = {}): Promise<FakeCluster> {
 }
 
 // deno-lint-ignore no-explicit-any
+type Json = any;
+
 async function get(
   c: FakeCluster,
   path: string,
   init: RequestInit & { client?: Deno.HttpClient } = {},
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: Json }> {
   const res = await fetch(c.url + path, {
     ...init,
     headers: { authorization: `Bearer ${c.token}`, ...(init.headers ?? {}) },
@@ -372,7 +374,7 @@ Deno.test("fakekube: exec over WebSocket, v5 and v4", async () => {
     assert.equal(b64.frames[0].text, "PUB\n");
 
     // failure: status frame with exit code, stderr frame first
-    const f = await execWs(c, "c", ["wg", "show", "all", "dump"], ["v5.channel.k8s.io"], "gateway");
+    const f = await execWs(c, "gw", ["wg", "show", "wg0", "dump"], ["v5.channel.k8s.io"]);
     assert.deepEqual(f.frames.map((x) => x.channel), [2, 3]);
     assert.equal(f.frames[0].text, "Unable to access interface: No such device\n");
     const st = JSON.parse(f.frames[1].text);
@@ -387,6 +389,9 @@ Deno.test("fakekube: exec over WebSocket, v5 and v4", async () => {
     const missing = await execWs(c, "nope", ["wg"], ["v5.channel.k8s.io"]);
     assert.ok(missing.error);
     assert.equal(c.requests[c.requests.length - 1].status, 404);
+    const pending = await execWs(c, "c", ["wg"], ["v5.channel.k8s.io"], "gateway");
+    assert.ok(pending.error);
+    assert.equal(c.requests[c.requests.length - 1].status, 500);
     const badContainer = await execWs(c, "gw", ["wg"], ["v5.channel.k8s.io"], "nginx");
     assert.ok(badContainer.error);
     assert.equal(c.requests[c.requests.length - 1].status, 400);

@@ -1,0 +1,557 @@
+/**
+ * CNI layer: which CNI runs and its documented caveats with Liqo (CNI-01, FACTS §4.3, §7 D7–D11),
+ * and NetworkPolicies that cannot admit traffic from the peer (CNI-02). Also the NetworkPolicy
+ * evaluation helpers FAB-03 uses. Both checks only warn: policy semantics vary by CNI.
+ */
+import type { CheckContext, CheckDef, Outcome } from "./types.ts";
+import type { Inventory } from "../kube/inventory.ts";
+import type { K8sObject } from "../kube/source.ts";
+import { controllerManager, gatewayOf, gatewayPods, isVirtualNode, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import { contains, overlaps, parseCidr } from "../probes/cidr.ts";
+import { peerConfiguration, remappedCidrs } from "./ipam.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+// ------------------------------------------------------------------------------------------------
+// Label selectors and NetworkPolicies
+
+/** True when a metav1.LabelSelector matches a label set (absent or empty selector matches everything). */
+export function selectorMatches(sel: Any, labels: Record<string, string> | undefined): boolean {
+  if (sel === null || sel === undefined) return true;
+  const l = labels ?? {};
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (l[k] !== v) return false;
+  for (const e of (sel.matchExpressions ?? []) as Any[]) {
+    const has = Object.prototype.hasOwnProperty.call(l, e?.key);
+    const values: string[] = e?.values ?? [];
+    switch (e?.operator) {
+      case "In":
+        if (!has || !values.includes(l[e.key])) return false;
+        break;
+      case "NotIn":
+        if (has && values.includes(l[e.key])) return false;
+        break;
+      case "Exists":
+        if (!has) return false;
+        break;
+      case "DoesNotExist":
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/** Policy types of a NetworkPolicy, with the API's defaulting. */
+export function policyTypes(np: K8sObject): string[] {
+  const t = np.spec?.policyTypes;
+  if (Array.isArray(t) && t.length) return t;
+  return ["Ingress", ...(np.spec?.egress ? ["Egress"] : [])];
+}
+
+/** NetworkPolicies that restrict ingress of a pod. */
+export function ingressPoliciesFor(policies: readonly K8sObject[], pod: K8sObject): K8sObject[] {
+  return policies.filter((np) =>
+    np.metadata.namespace === pod.metadata.namespace && policyTypes(np).includes("Ingress") &&
+    selectorMatches(np.spec?.podSelector, pod.metadata.labels)
+  );
+}
+
+/** True when an ipBlock admits a whole source (address or CIDR). */
+function ipBlockAdmits(block: Any, source: string): boolean {
+  const cidr = parseCidr(block?.cidr ?? "");
+  if (!cidr) return false;
+  const src = source.includes("/") ? parseCidr(source) : parseCidr(`${source}/32`);
+  if (!src) return false;
+  if (src.prefix < cidr.prefix || !contains(cidr, src.base)) return false;
+  return !((block.except ?? []) as string[]).some((e) => overlaps(e, src));
+}
+
+/** True when an ingress rule's `from` admits a source (selectors never match off-cluster addresses). */
+export function ruleAdmitsSource(rule: Any, source: string): boolean {
+  const from: Any[] = rule?.from ?? [];
+  if (from.length === 0) return true;
+  return from.some((p) => p?.ipBlock && ipBlockAdmits(p.ipBlock, source));
+}
+
+/** True when an ingress rule's `ports` admit protocol/port (named ports are assumed to match). */
+export function ruleAdmitsPort(rule: Any, protocol: string, port: number | null): boolean {
+  const ports: Any[] = rule?.ports ?? [];
+  if (ports.length === 0) return true;
+  return ports.some((p) => {
+    if ((p?.protocol ?? "TCP") !== protocol) return false;
+    if (port === null || p?.port === undefined || typeof p.port === "string") return true;
+    return p.endPort ? port >= p.port && port <= p.endPort : p.port === port;
+  });
+}
+
+/** True when some policy among `policies` admits source → protocol/port. */
+export function policiesAdmit(
+  policies: readonly K8sObject[],
+  source: string,
+  protocol: string | null,
+  port: number | null,
+): boolean {
+  return policies.some((np) =>
+    ((np.spec?.ingress ?? []) as Any[]).some((r) =>
+      ruleAdmitsSource(r, source) && (protocol === null || ruleAdmitsPort(r, protocol, port))
+    )
+  );
+}
+
+/** One-line description of a policy's ingress rules for evidence. */
+export function describePolicy(np: K8sObject): string {
+  const rules: Any[] = np.spec?.ingress ?? [];
+  const sel = JSON.stringify(np.spec?.podSelector ?? {});
+  if (rules.length === 0) {
+    return `NetworkPolicy ${np.metadata.namespace}/${np.metadata.name} (podSelector ${sel}): no ingress rules = deny all ingress`;
+  }
+  const parts = rules.map((r) => {
+    const from: Any[] = r?.from ?? [];
+    const src = from.length === 0
+      ? "any source"
+      : from.map((p) =>
+        p?.ipBlock
+          ? `ipBlock ${p.ipBlock.cidr}`
+          : p?.namespaceSelector && p?.podSelector
+          ? "namespace+pod selector"
+          : p?.namespaceSelector
+          ? "namespaceSelector"
+          : "podSelector"
+      ).join(" | ");
+    const ports: Any[] = r?.ports ?? [];
+    const pp = ports.length
+      ? ports.map((p) => `${p?.protocol ?? "TCP"}/${p?.port ?? "*"}`).join(",")
+      : "all ports";
+    return `from ${src} on ${pp}`;
+  });
+  return `NetworkPolicy ${np.metadata.namespace}/${np.metadata.name} (podSelector ${sel}): ${
+    parts.join("; ")
+  }`;
+}
+
+// ------------------------------------------------------------------------------------------------
+// CNI-01 fingerprint
+
+/** Controller-manager flag value (`--name=value`), or null. */
+export function controllerManagerFlag(inv: Inventory, name: string): string | null {
+  const cm = controllerManager(inv);
+  if (!cm) return null;
+  for (const c of (cm.spec?.template?.spec?.containers ?? []) as Any[]) {
+    for (const a of [...(c?.command ?? []), ...(c?.args ?? [])] as string[]) {
+      if (typeof a === "string" && a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
+    }
+  }
+  return null;
+}
+
+function containerEnv(ds: K8sObject, name: string): string | null | undefined {
+  for (const c of (ds.spec?.template?.spec?.containers ?? []) as Any[]) {
+    const e = ((c?.env ?? []) as Any[]).find((x) => x?.name === name);
+    if (e) return typeof e.value === "string" ? e.value : null;
+  }
+  return undefined;
+}
+
+interface Finding {
+  cni: string;
+  warn: string[];
+  notes: string[];
+  fixes: string[];
+}
+
+const dsByName = (dss: readonly K8sObject[], ...names: string[]) =>
+  dss.find((d) => names.includes(d.metadata.name) || names.includes(d.metadata.labels?.["k8s-app"] ?? ""));
+
+function calicoAutodetectionOk(v: string): boolean {
+  if (v.startsWith("skip-interface=")) return /liqo/.test(v);
+  return /^(interface=|cidr=|kubernetes-internal-ip|can-reach=)/.test(v);
+}
+
+function fingerprintCalico(ctx: CheckContext, dss: readonly K8sObject[], flannel: boolean): Finding | null {
+  const canal = dsByName(dss, "canal");
+  const ds = dsByName(dss, "calico-node") ?? canal;
+  if (!ds) return null;
+  const ref = `DaemonSet ${ds.metadata.namespace}/${ds.metadata.name}`;
+  const backend = containerEnv(ds, "CALICO_NETWORKING_BACKEND");
+  if (canal || (flannel && backend === "none")) {
+    return {
+      cni: "Canal (Calico policy + Flannel networking)",
+      warn: [],
+      notes: [`${ref}: Flannel does the routing, Calico IP autodetection does not pick tunnel endpoints`],
+      fixes: [],
+    };
+  }
+  const method = containerEnv(ds, "IP_AUTODETECTION_METHOD");
+  const deps = ctx.cluster.inv.tryItems("deployments") ?? [];
+  const operator = deps.some((d) => d.metadata.name === "tigera-operator") ||
+    ds.metadata.namespace === "calico-system";
+  const shown = method === undefined
+    ? "unset (= first-found)"
+    : method === null
+    ? "from a reference (not readable here)"
+    : method;
+  const f: Finding = {
+    cni: `Calico${operator ? " (tigera-operator)" : ""}`,
+    warn: [],
+    notes: [
+      `${ref}: IP_AUTODETECTION_METHOD ${shown}`,
+      `CALICO_NETWORKING_BACKEND ${backend ?? "unset (bird)"}`,
+    ],
+    fixes: [],
+  };
+  if (method === null) {
+    f.notes.push(
+      "autodetection method comes from a ConfigMap/Secret reference: check it skips liqo.* interfaces",
+    );
+    return f;
+  }
+  const v = method ?? "first-found";
+  if (calicoAutodetectionOk(v)) return f;
+  f.warn.push(
+    `Calico node IP autodetection "${v}" may pick a Liqo interface (liqo.*) as the node address (FACTS §7 D7)`,
+  );
+  if (operator) {
+    f.notes.push(
+      "the Installation CR (operator.tigera.io) is not read by this tool: the DaemonSet env reflects it",
+    );
+    f.fixes.push(
+      `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"nodeAddressAutodetectionV4":{"skipInterface":"liqo.*"}}}}'`,
+    );
+  } else {
+    f.fixes.push(
+      `kubectl -n ${ds.metadata.namespace} set env daemonset/${ds.metadata.name} IP_AUTODETECTION_METHOD=skip-interface=liqo.*`,
+    );
+  }
+  return f;
+}
+
+function fingerprintCilium(ctx: CheckContext, dss: readonly K8sObject[]): Finding | null {
+  const ds = dsByName(dss, "cilium");
+  if (!ds) return null;
+  const cm = (ctx.cluster.inv.tryItems("configmaps") ?? []).find((c) => c.metadata.name === "cilium-config");
+  const f: Finding = {
+    cni: "Cilium",
+    warn: [],
+    notes: [`DaemonSet ${ds.metadata.namespace}/${ds.metadata.name}`],
+    fixes: [],
+  };
+  if (!cm) {
+    f.notes.push(
+      "ConfigMap cilium-config not readable/found: kube-proxy replacement and devices not checked",
+    );
+    return f;
+  }
+  const kpr = String(cm.data?.["kube-proxy-replacement"] ?? "false");
+  const devices = String(cm.data?.["devices"] ?? "").trim();
+  f.notes.push(`cilium-config: kube-proxy-replacement=${kpr}, devices=${devices || "(unset)"}`);
+  if (["true", "strict"].includes(kpr) && !devices) {
+    f.warn.push(
+      `Cilium kube-proxy-replacement=${kpr} without "devices": its eBPF programs attach to Liqo interfaces (liqo.*) and drop traffic (FACTS §7 D9)`,
+    );
+    f.fixes.push(
+      `# set Cilium devices explicitly, e.g. helm upgrade cilium cilium/cilium --reuse-values --set devices='{eth0}'`,
+    );
+    f.fixes.push(
+      `kubectl -n ${cm.metadata.namespace} get configmap cilium-config -o yaml | grep -e kube-proxy-replacement -e devices`,
+    );
+  }
+  const tainted = ctx.cluster.inv.items("nodes").filter((n) =>
+    isVirtualNode(n) &&
+    ((n.spec?.taints ?? []) as Any[]).some((t) => String(t?.key).startsWith("node.cilium.io/"))
+  );
+  if (tainted.length) {
+    f.warn.push(
+      `virtual node(s) ${
+        tainted.map((n) => n.metadata.name).join(", ")
+      } carry a Cilium agent-not-ready taint: pods cannot be offloaded (FACTS §7 D8)`,
+    );
+    f.fixes.push(`# give the Cilium DaemonSet a node affinity: liqo.io/type DoesNotExist`);
+  } else {
+    f.notes.push(
+      "Cilium ≥ 1.14.2 taints nodes without its agent: keep a node affinity liqo.io/type DoesNotExist (D8)",
+    );
+  }
+  return f;
+}
+
+function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding {
+  const v = controllerManagerFlag(ctx.cluster.inv, "gateway-masquerade-bypass-enabled");
+  const f: Finding = {
+    cni,
+    warn: [],
+    notes: [ref, `controller-manager --gateway-masquerade-bypass-enabled=${v ?? "(not readable)"}`],
+    fixes: [],
+  };
+  if (v === "false") {
+    f.warn.push(`${cni} needs Liqo's gatewayMasqueradeBypass (FACTS §4.3) but it is off`);
+    f.fixes.push(
+      `helm upgrade liqo liqo/liqo -n ${
+        ctx.cluster.liqoNamespace ?? "liqo"
+      } --reuse-values --set networking.fabric.config.gatewayMasqueradeBypass=true`,
+    );
+  }
+  return f;
+}
+
+function fingerprintOthers(ctx: CheckContext, dss: readonly K8sObject[]): Finding[] {
+  const out: Finding[] = [];
+  const refOf = (d: K8sObject) => `DaemonSet ${d.metadata.namespace}/${d.metadata.name}`;
+  const kindnet = dsByName(dss, "kindnet");
+  if (kindnet) out.push(masqueradeBypass(ctx, "Kindnet", refOf(kindnet)));
+  const azure = dsByName(dss, "azure-cns", "azure-ip-masq-agent", "azure-cni");
+  if (azure) out.push(masqueradeBypass(ctx, "Azure CNI", refOf(azure)));
+  const aws = dsByName(dss, "aws-node");
+  if (aws) {
+    const prio = controllerManagerFlag(ctx.cluster.inv, "fabric-route-rule-priority");
+    const f: Finding = {
+      cni: "AWS VPC CNI",
+      warn: [],
+      notes: [refOf(aws), `controller-manager --fabric-route-rule-priority=${prio ?? "(not readable)"}`],
+      fixes: [],
+    };
+    if (prio === "0") {
+      f.warn.push(
+        "AWS VPC CNI policy-routing rules take precedence over Liqo's: set routeConfigurationRulePriority (101–500)",
+      );
+      f.fixes.push(
+        `helm upgrade liqo liqo/liqo -n ${
+          ctx.cluster.liqoNamespace ?? "liqo"
+        } --reuse-values --set networking.fabric.config.routeConfigurationRulePriority=200`,
+      );
+    }
+    out.push(f);
+  }
+  const anetd = dsByName(dss, "anetd");
+  if (anetd) {
+    out.push({
+      cni: "GKE Dataplane V2",
+      warn: [],
+      notes: [
+        refOf(anetd),
+        "offloaded pods cannot be exposed via NodePort/LoadBalancer (FACTS §7 D11, reported by ENV-06)",
+      ],
+      fixes: [],
+    });
+  }
+  for (
+    const [cni, names] of [["Weave Net", ["weave-net"]], ["Antrea", ["antrea-agent"]], ["kube-router", [
+      "kube-router",
+    ]]] as const
+  ) {
+    const d = dsByName(dss, ...names);
+    if (d) {
+      out.push({ cni, warn: [], notes: [`${refOf(d)}: no Liqo-specific setting documented`], fixes: [] });
+    }
+  }
+  return out;
+}
+
+function runCni01(ctx: CheckContext): Outcome {
+  const dss = ctx.cluster.inv.items("daemonsets");
+  const flannelDs = dss.find((d) =>
+    d.metadata.name === "kube-flannel-ds" || d.metadata.labels?.app === "flannel" ||
+    d.metadata.name === "kube-flannel"
+  );
+  const findings: Finding[] = [];
+  const calico = fingerprintCalico(ctx, dss, !!flannelDs);
+  if (calico) findings.push(calico);
+  if (flannelDs && !calico?.cni.startsWith("Canal")) {
+    findings.push({
+      cni: "Flannel",
+      warn: [],
+      notes: [
+        `DaemonSet ${flannelDs.metadata.namespace}/${flannelDs.metadata.name}: no Liqo-specific setting needed`,
+      ],
+      fixes: [],
+    });
+  }
+  const cilium = fingerprintCilium(ctx, dss);
+  if (cilium && !dsByName(dss, "anetd")) findings.push(cilium);
+  findings.push(...fingerprintOthers(ctx, dss));
+  if (findings.length === 0) {
+    const raw = dss.filter((d) => d.metadata.namespace === "kube-system").map((d) => d.metadata.name);
+    const others = dss.filter((d) =>
+      d.metadata.namespace !== "kube-system" && d.metadata.namespace !== ctx.cluster.liqoNamespace
+    )
+      .map((d) => `${d.metadata.namespace}/${d.metadata.name}`);
+    return {
+      status: "warn",
+      summary: "CNI not recognised: Liqo caveats could not be checked",
+      evidence: [
+        `kube-system DaemonSets: ${raw.length ? raw.join(", ") : "(none)"}`,
+        ...(others.length ? [`other DaemonSets: ${others.join(", ")}`] : []),
+      ],
+      remediation:
+        "Compare your CNI with Liqo's notes (docs/installation/install.md, CNIs section): make sure it does not " +
+        "treat liqo.* interfaces as node interfaces and does not masquerade traffic towards remote CIDRs.",
+    };
+  }
+  const names = findings.map((f) => f.cni).join(" + ");
+  const warns = findings.flatMap((f) => f.warn);
+  const evidence = findings.flatMap((f) => [...f.warn, ...f.notes.map((n) => `${f.cni}: ${n}`)]);
+  if (warns.length === 0) {
+    return { status: "pass", summary: `CNI: ${names}, no known Liqo caveat applies`, evidence };
+  }
+  return {
+    status: "warn",
+    summary: `CNI ${names}: ${warns[0]}`,
+    evidence,
+    remediation: findings.flatMap((f) => f.fixes).join("\n"),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// CNI-02
+
+function offloadedNamespaces(ctx: CheckContext, peerId: string): string[] {
+  const inv = ctx.cluster.inv;
+  const out = new Set<string>();
+  for (const nso of inv.items("namespaceoffloadings")) {
+    const conds = nso.status?.remoteNamespacesConditions;
+    if (!conds || typeof conds !== "object" || Object.keys(conds).length === 0 || peerId in conds) {
+      if (nso.metadata.namespace) out.add(nso.metadata.namespace);
+    }
+  }
+  // Provider side: namespaces Liqo created for the consumer (label remote-cluster-id, not tenant namespaces).
+  for (const ns of inv.tryItems("namespaces") ?? []) {
+    if (
+      ns.metadata.labels?.[REMOTE_ID_LABEL] === peerId &&
+      ns.metadata.labels?.["liqo.io/tenant-namespace"] !== "true" &&
+      ns.metadata.annotations?.["liqo.io/managed-by-namespace-map"] !== undefined
+    ) out.add(ns.metadata.name);
+  }
+  return [...out];
+}
+
+function blockingInNamespaces(
+  policies: readonly K8sObject[],
+  namespaces: string[],
+  cidrs: string[],
+): K8sObject[] {
+  const out: K8sObject[] = [];
+  for (const ns of namespaces) {
+    const inNs = policies.filter((p) => p.metadata.namespace === ns && policyTypes(p).includes("Ingress"));
+    const admitsAll = (p: K8sObject) => cidrs.every((c) => policiesAdmit([p], c, null, null));
+    const nsWide = inNs.some((p) =>
+      selectorMatches(p.spec?.podSelector, {}) &&
+      Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
+      (p.spec?.podSelector?.matchExpressions ?? []).length === 0 && admitsAll(p)
+    );
+    if (nsWide) continue;
+    out.push(...inNs.filter((p) => !admitsAll(p)));
+  }
+  return out;
+}
+
+function gatewayBlocking(
+  ctx: CheckContext,
+  policies: readonly K8sObject[],
+  peerId: string,
+): { pols: K8sObject[]; port: number } | null {
+  const gw = gatewayOf(ctx.cluster.inv, peerId);
+  if (!gw || gw.role !== "server") return null;
+  const port = Number(gw.object.spec?.endpoint?.port ?? 51840);
+  const pods = gatewayPods(ctx.cluster.inv, gw);
+  const pols = new Set<K8sObject>();
+  for (const pod of pods) {
+    const sel = ingressPoliciesFor(policies, pod);
+    if (sel.length && !policiesAdmit(sel, "0.0.0.0/0", "UDP", port)) sel.forEach((p) => pols.add(p));
+  }
+  return pols.size ? { pols: [...pols], port } : null;
+}
+
+function runCni02(ctx: CheckContext): Outcome {
+  const peerId = ctx.peer!.clusterId;
+  const policies = ctx.cluster.inv.items("networkpolicies");
+  if (policies.length === 0) return { status: "pass", summary: "no NetworkPolicies", evidence: [] };
+  const cfg = peerConfiguration(ctx.cluster.inv, peerId);
+  const remotePods = remappedCidrs(cfg).pod;
+  const namespaces = offloadedNamespaces(ctx, peerId);
+  const evidence: string[] = [];
+  let offending: K8sObject[] = [];
+  if (remotePods.length && namespaces.length) {
+    offending = blockingInNamespaces(policies, namespaces, remotePods);
+    evidence.push(
+      `peer ${peerId} pods arrive from ${
+        remotePods.join(", ")
+      } (Configuration status.remote.cidr.pod); offloaded namespaces: ${namespaces.join(", ")}`,
+    );
+  }
+  const gw = gatewayBlocking(ctx, policies, peerId);
+  if (offending.length === 0 && !gw) {
+    return { status: "pass", summary: `no NetworkPolicy blocks ${peerId}`, evidence };
+  }
+  const lines = offending.map((p) => `${describePolicy(p)} — does not admit ${remotePods.join(", ")}`);
+  if (gw) {
+    lines.push(
+      ...gw.pols.map((p) =>
+        `${describePolicy(p)} — selects the gateway but does not admit UDP ${gw.port} from the peer`
+      ),
+    );
+  }
+  const first = offending[0] ?? gw!.pols[0];
+  return {
+    status: "warn",
+    summary:
+      `NetworkPolicy ${first.metadata.namespace}/${first.metadata.name} may drop traffic from ${peerId}`,
+    evidence: [...evidence, ...lines],
+    remediation: [
+      `# Remote pods have no namespace/pod labels here: admit them by address, e.g. add to the policy's ingress:`,
+      `#   - from: [{ipBlock: {cidr: ${remotePods[0] ?? "<remapped pod CIDR>"}}}]`,
+      ...[...new Set([...offending, ...(gw?.pols ?? [])])].map((p) =>
+        `kubectl -n ${p.metadata.namespace} edit networkpolicy ${p.metadata.name}`
+      ),
+    ].join("\n"),
+  };
+}
+
+/** CNI checks. */
+export const CNI_CHECKS: readonly CheckDef[] = [
+  {
+    id: "CNI-01",
+    title: "CNI caveats",
+    layer: "cni",
+    needs: [],
+    scope: "single",
+    perPeer: false,
+    reads: ["daemonsets"],
+    optionalReads: ["configmaps", "deployments", "nodes"],
+    explain: {
+      reads:
+        "DaemonSets in every namespace (calico-node, canal, cilium, kube-flannel-ds, kindnet, aws-node, azure-cns, " +
+        "anetd, weave-net, antrea-agent, kube-router), ConfigMap cilium-config, the controller-manager's fabric flags.",
+      decides:
+        "warn with the setting to change: Calico IP autodetection not skipping liqo.*; Cilium kube-proxy " +
+        "replacement without devices; Kindnet/Azure without gatewayMasqueradeBypass; AWS without rule priority; " +
+        "unknown CNI (listing the raw DaemonSets). Never fails.",
+      fixes:
+        "Calico: skip-interface=liqo.*; Cilium: devices; Liqo Helm networking.fabric.config.* for the others.",
+    },
+    run: runCni01,
+  },
+  {
+    id: "CNI-02",
+    title: "NetworkPolicies admit the peer",
+    layer: "cni",
+    needs: [],
+    scope: "single",
+    perPeer: true,
+    reads: ["networkpolicies", "namespaceoffloadings", "configurations", "pods"],
+    optionalReads: ["namespaces", "gatewayservers", "gatewayclients"],
+    explain: {
+      reads:
+        "NetworkPolicies in offloaded namespaces (a NamespaceOffloading on the consumer, the namespaces Liqo " +
+        "created for the consumer on the provider) and those selecting the gateway server pods; the peer's remapped " +
+        "pod CIDR (Configuration status.remote.cidr.pod).",
+      decides:
+        "warn listing policies whose ingress rules cannot admit the remapped pod CIDR (ipBlock not containing " +
+        "it, or namespace/pod selectors only: remote pods have no namespace here), and gateway-server policies not " +
+        "admitting the WireGuard UDP port.",
+      fixes: "Add an ipBlock rule for the remapped pod CIDR (and UDP to the gateway).",
+    },
+    run: runCni02,
+  },
+];

@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { diagnose, type EngineInput, runEngine, validateCatalog } from "./engine.ts";
+import type { CheckDef, Outcome, PeerView } from "./types.ts";
+import { inventoryOf, scriptedProbes, TEST_OPTIONS, viewOf } from "../tests/support/fixtures.ts";
+import { CATALOG } from "./catalog.ts";
+
+function def(
+  id: string,
+  layer: CheckDef["layer"],
+  run: () => Outcome | Promise<Outcome>,
+  extra: Partial<CheckDef> = {},
+): CheckDef {
+  return {
+    id,
+    title: id,
+    layer,
+    needs: [],
+    scope: "single",
+    perPeer: false,
+    reads: [],
+    explain: { reads: "", decides: "", fixes: "" },
+    run,
+    ...extra,
+  };
+}
+
+const pass = (): Outcome => ({ status: "pass", summary: "ok" });
+const fail = (): Outcome => ({ status: "fail", summary: "broken", remediation: "fix it" });
+
+function input(catalog: CheckDef[], peers: PeerView[] = [], over: Partial<EngineInput> = {}): EngineInput {
+  const view = viewOf(inventoryOf([]), new Date(), "ctx");
+  return {
+    catalog,
+    local: { view, peers },
+    probes: scriptedProbes(),
+    options: { ...TEST_OPTIONS, checkTimeoutMs: 200 },
+    ...over,
+  };
+}
+
+const peer = (id: string): PeerView => ({
+  clusterId: id,
+  foreignCluster: { metadata: { name: id } },
+  tenantNamespace: null,
+});
+
+Deno.test("the shipped catalog is valid", () => {
+  assert.deepEqual(validateCatalog(CATALOG), []);
+});
+
+Deno.test("catalog mistakes are caught: duplicate, unknown dependency, cycle, scope", () => {
+  const errs = validateCatalog([
+    def("A-1", "env", pass),
+    def("A-1", "env", pass),
+    def("B-1", "env", pass, { needs: ["NOPE"] }),
+    def("C-1", "env", pass, { needs: ["C-2"] }),
+    def("C-2", "env", pass, { needs: ["C-1"] }),
+    def("D-1", "env", pass, { perPeer: true }),
+    def("D-2", "env", pass, { needs: ["D-1"] }),
+    def("E-1", "tunnel", pass),
+    def("E-2", "env", pass, { needs: ["E-1"] }),
+  ]);
+  assert.ok(errs.some((e) => /duplicate check ID A-1/.test(e)), errs.join("\n"));
+  assert.ok(errs.some((e) => /B-1 needs unknown check NOPE/.test(e)));
+  assert.ok(errs.some((e) => /cycle: C-1 → C-2 → C-1/.test(e)));
+  assert.ok(errs.some((e) => /D-2 is cluster-wide but needs per-peer check D-1/.test(e)));
+  assert.ok(errs.some((e) => /E-2 \(env\) needs E-1 from a later layer/.test(e)));
+});
+
+Deno.test("a failed dependency skips its dependants with blockedBy, transitively", async () => {
+  const out = await runEngine(input([
+    def("ENV-X", "env", fail),
+    def("GW-X", "gateway", pass, { needs: ["ENV-X"] }),
+    def("TUN-X", "tunnel", pass, { needs: ["GW-X"] }),
+  ]));
+  const by = Object.fromEntries(out.results.map((r) => [r.id, r]));
+  assert.equal(by["GW-X"].status, "skip");
+  assert.equal(by["GW-X"].blockedBy, "ENV-X");
+  assert.equal(by["TUN-X"].blockedBy, "ENV-X");
+  assert.equal(out.diagnosis?.id, "ENV-X");
+  assert.equal(out.exitCode, 2);
+});
+
+Deno.test("the diagnosis is the first failure in layer order, not in completion order", async () => {
+  const out = await runEngine(input([
+    def("TUN-X", "tunnel", fail),
+    def("GW-X", "gateway", async () => {
+      await new Promise((r) => setTimeout(r, 30));
+      return fail();
+    }),
+  ]));
+  assert.equal(out.diagnosis?.id, "GW-X");
+  assert.deepEqual(out.results.map((r) => r.id), ["GW-X", "TUN-X"]);
+  assert.equal(diagnose([]), null);
+});
+
+Deno.test("timeouts and thrown errors become unknown with the reason; exit 1 without failures", async () => {
+  const out = await runEngine(input([
+    def("ENV-T", "env", () => new Promise<Outcome>(() => {})),
+    def("ENV-E", "env", () => {
+      throw new Error("boom");
+    }),
+  ]));
+  const by = Object.fromEntries(out.results.map((r) => [r.id, r]));
+  assert.equal(by["ENV-T"].status, "unknown");
+  assert.match(by["ENV-T"].summary, /timed out/);
+  assert.equal(by["ENV-E"].status, "unknown");
+  assert.match(by["ENV-E"].summary, /boom/);
+  assert.equal(out.exitCode, 1);
+});
+
+Deno.test("a forbidden input kind makes the check unknown without running it", async () => {
+  let ran = false;
+  const view = viewOf(inventoryOf([], { secrets: { reason: "forbidden", message: "secrets is forbidden" } }));
+  const out = await runEngine(input(
+    [def("TUN-S", "tunnel", () => {
+      ran = true;
+      return pass();
+    }, { reads: ["secrets"] })],
+    [],
+    { local: { view, peers: [] } },
+  ));
+  assert.equal(ran, false);
+  assert.equal(out.results[0].status, "unknown");
+  assert.match(out.results[0].summary, /^forbidden: secrets/);
+});
+
+Deno.test("per-peer checks run once per peer and block only their own peer", async () => {
+  const out = await runEngine(input(
+    [
+      def("GW-P", "gateway", () => pass(), { perPeer: true }),
+      def("TUN-P", "tunnel", pass, { perPeer: true, needs: ["GW-P"] }),
+    ].map((d) =>
+      d.id === "GW-P" ? { ...d, run: (ctx) => (ctx.peer?.clusterId === "bad" ? fail() : pass()) } : d
+    ),
+    [
+      peer("good"),
+      peer("bad"),
+    ],
+  ));
+  const tun = out.results.filter((r) => r.id === "TUN-P");
+  assert.equal(tun.length, 2);
+  assert.equal(tun.find((r) => r.peer === "good")?.status, "pass");
+  assert.equal(tun.find((r) => r.peer === "bad")?.status, "skip");
+  assert.equal(out.diagnosis?.peer, "bad");
+});
+
+Deno.test("dual checks are skipped in single mode with the reason", async () => {
+  const out = await runEngine(
+    input([def("ENV-D", "env", pass, { scope: "dual", perPeer: true })], [peer("p")]),
+  );
+  assert.equal(out.results[0].status, "skip");
+  assert.equal(out.results[0].summary, "needs --remote-kubeconfig");
+  assert.equal(out.exitCode, 0);
+});

@@ -1,0 +1,203 @@
+/**
+ * `flyingfish collect`: capture a redacted snapshot of one or both clusters (everything the passive
+ * checks read, the `wg show` samples, bounded logs) into a .tar.gz bundle that
+ * `flyingfish check --snapshot` diagnoses later, elsewhere, offline.
+ */
+import { durationOption } from "./check.ts";
+import { PermissionError, ToolError } from "./errors.ts";
+import type { ClusterSource } from "../kube/source.ts";
+import type { CollectTarget } from "../kube/collect.ts";
+import type { ClusterReader } from "../kube/logs.ts";
+
+/** Options of the collect command, as parsed by commander. */
+export interface CollectCommandOptions {
+  kubeconfig?: string;
+  context?: string;
+  remoteKubeconfig?: string;
+  remoteContext?: string;
+  peer?: string[];
+  output?: string;
+  redactIps?: boolean;
+  sampleInterval: string;
+  timeout: string;
+  /** No progress and no summary line (errors still go to stderr). */
+  quiet?: boolean;
+}
+
+/** Default bundle name: flyingfish-bundle-YYYYMMDD-HHMMSS.tar.gz (UTC). */
+export function defaultBundleName(now: Date = new Date()): string {
+  const s = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `flyingfish-bundle-${s}.tar.gz`;
+}
+
+/** Fails early, with the one-line permission error, when the bundle cannot be written. */
+export function ensureWritable(path: string): void {
+  let state: Deno.PermissionState;
+  try {
+    state = Deno.permissions.querySync({ name: "write", path }).state;
+  } catch {
+    state = "denied";
+  }
+  if (state !== "granted") throw new PermissionError("--allow-write", `write the bundle ${path}`);
+}
+
+function stderrIsTty(): boolean {
+  try {
+    return Deno.stderr.isTerminal();
+  } catch {
+    return false;
+  }
+}
+
+/** Progress on stderr: one rewritten line on a TTY, nothing otherwise. */
+function progressLine(): { update: (s: string) => void; done: () => void } {
+  if (!stderrIsTty()) return { update: () => {}, done: () => {} };
+  const enc = new TextEncoder();
+  const write = (s: string): void => {
+    try {
+      Deno.stderr.writeSync(enc.encode(s));
+    } catch {
+      // ignore
+    }
+  };
+  return {
+    update: (s: string) => write(`\r\x1b[K⧗ collect: ${s}`),
+    done: () => write("\r\x1b[K"),
+  };
+}
+
+/**
+ * Credential values of a kubeconfig context (token, password, client key — base64 and PEM), to be
+ * scrubbed from every file of the bundle should any ever echo them. Never written anywhere.
+ */
+async function kubeconfigSecrets(kubeconfig?: string, context?: string): Promise<string[]> {
+  const { loadKubeConfig } = await import("../kube/kubeconfig.ts");
+  try {
+    const { kc } = await loadKubeConfig({ kubeconfig, context });
+    const out: string[] = [];
+    for (const u of kc.getUsers()) {
+      // deno-lint-ignore no-explicit-any
+      const user = u as any;
+      for (const v of [user.token, user.password, user.keyData]) if (typeof v === "string") out.push(v);
+      if (typeof user.keyData === "string") {
+        try {
+          const pem = atob(user.keyData);
+          out.push(pem, ...pem.split("\n").filter((l: string) => l.length >= 16 && !l.startsWith("-----")));
+        } catch {
+          // not base64
+        }
+      }
+      const ap = user.authProvider?.config;
+      if (ap && typeof ap === "object") {
+        for (const [k, v] of Object.entries(ap)) {
+          if (typeof v === "string" && /token|secret/i.test(k)) out.push(v);
+        }
+      }
+    }
+    return out.filter((s) => s.length >= 8);
+  } catch {
+    return [];
+  }
+}
+
+async function openCluster(
+  kubeconfig: string | undefined,
+  context: string | undefined,
+  requestTimeoutMs: number,
+): Promise<{ source: ClusterSource; reader: ClusterReader }> {
+  const [{ createLiveSource }, { createClusterReader }] = await Promise.all([
+    import("../kube/live.ts"),
+    import("../kube/logs.ts"),
+  ]);
+  const source = await createLiveSource({ kubeconfig, context, requestTimeoutMs });
+  try {
+    await source.probeReachable();
+    const reader = await createClusterReader({ kubeconfig, context, requestTimeoutMs });
+    return { source, reader };
+  } catch (err) {
+    await source.close();
+    throw err;
+  }
+}
+
+/** Runs the collect command; returns the exit code (0 when a bundle was written). */
+export async function runCollectCommand(opts: CollectCommandOptions): Promise<number> {
+  const sampleIntervalMs = durationOption("--sample-interval", opts.sampleInterval);
+  const timeoutMs = durationOption("--timeout", opts.timeout);
+  const out = opts.output && opts.output !== "-" ? opts.output : defaultBundleName();
+  if (opts.output === "-") throw new ToolError("collect writes a file: give -o <bundle.tar.gz>");
+  ensureWritable(out);
+
+  const [{ collectBundle }, { packBundle }, { kindsFor }, { CATALOG }] = await Promise.all([
+    import("../kube/collect.ts"),
+    import("../kube/bundle.ts"),
+    import("../checks/run.ts"),
+    import("../checks/catalog.ts"),
+  ]);
+
+  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
+  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
+  const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
+  const secrets = await kubeconfigSecrets(opts.kubeconfig, opts.context);
+  if (dual) {
+    const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
+    try {
+      const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
+      targets.push({ role: "remote", source: remote.source, reader: remote.reader });
+      secrets.push(...await kubeconfigSecrets(rk, opts.remoteContext));
+    } catch (err) {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+      const error = `remote cluster unavailable: ${err.message}`;
+      console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
+      targets.push({ role: "remote", source: null, reader: null, error });
+    }
+  }
+
+  const progress = opts.quiet ? { update: () => {}, done: () => {} } : progressLine();
+  try {
+    const bundle = await collectBundle(targets, {
+      kinds: kindsFor(CATALOG),
+      sampleIntervalMs,
+      redactIps: opts.redactIps === true,
+      peers: opts.peer,
+      knownSecrets: secrets,
+      onProgress: progress.update,
+    });
+    progress.update("compressing");
+    const bytes = await packBundle(bundle.entries);
+    try {
+      await Deno.writeFile(out, bytes, { mode: 0o600 });
+    } catch (err) {
+      if (err instanceof Deno.errors.NotCapable) {
+        throw new PermissionError("--allow-write", `write the bundle ${out}`, { cause: err });
+      }
+      throw new ToolError(`cannot write ${out}: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
+    }
+    progress.done();
+    const refused = bundle.manifest.clusters.flatMap((c) => [
+      ...Object.entries(c.kinds).filter(([, k]) => k.state !== "ok" && k.state !== "missing").map(([k]) =>
+        `${c.name}:${k}`
+      ),
+      ...c.exec.filter((e) => e.state === "refused").map((e) => `${c.name}:exec ${e.pod}`),
+    ]);
+    if (opts.quiet) return 0;
+    const files = bundle.entries.length;
+    const kib = Math.ceil(bytes.length / 1024);
+    console.error(
+      `flyingfish: wrote ${out} (${files} files, ${kib} KiB${opts.redactIps ? ", IPs pseudonymised" : ""})` +
+        (refused.length
+          ? `; not captured: ${refused.slice(0, 6).join(", ")}${refused.length > 6 ? ", …" : ""}`
+          : "") +
+        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}`,
+    );
+    return 0;
+  } finally {
+    progress.done();
+    for (const t of targets) {
+      await t.source?.close();
+      await t.reader?.close();
+    }
+  }
+}

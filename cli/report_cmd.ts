@@ -1,0 +1,106 @@
+/**
+ * `flyingfish report`: run the same diagnosis as `check` and write a self-contained incident
+ * report — HTML (default) or Markdown — to a file (`-o FILE`) or to stdout.
+ *
+ * Writing a file needs Deno's `--allow-write`; without it the command stops before touching any
+ * cluster with the one-line permission error naming the flag (exit 3).
+ */
+import { type ClusterFlags, diagnose, openSources, runOptionsFrom } from "./check.ts";
+import { PermissionError, ToolError, toToolError } from "./errors.ts";
+import { writeOut } from "./output.ts";
+import type { Report } from "../reporters/report.ts";
+
+/** Formats `flyingfish report` writes. */
+export const REPORT_FORMATS = ["html", "markdown"] as const;
+
+/** A `flyingfish report` format. */
+export type ReportFormat = typeof REPORT_FORMATS[number];
+
+/** Options of the report command, as parsed by commander. */
+export interface ReportCommandOptions extends ClusterFlags {
+  /** Output format; by default taken from the file extension (`.md` → markdown), else html. */
+  format?: ReportFormat;
+  /** File to write; stdout when absent or `-`. */
+  output?: string;
+  peer?: string[];
+  timeout: string;
+  sampleInterval: string;
+  latencyThreshold?: string;
+  networkProbes: boolean;
+  udpPrecise?: boolean;
+}
+
+/** The format to write: `--format` when given, else guessed from the file name, else html. */
+export function reportFormat(opts: Pick<ReportCommandOptions, "format" | "output">): ReportFormat {
+  if (opts.format) return opts.format;
+  return /\.(md|markdown)$/i.test(opts.output ?? "") ? "markdown" : "html";
+}
+
+/** The file to write, or null for stdout. */
+function targetFile(opts: Pick<ReportCommandOptions, "output">): string | null {
+  return opts.output && opts.output !== "-" ? opts.output : null;
+}
+
+/** Fails with the `--allow-write` permission error unless writing `file` is already granted. */
+export function requireWrite(file: string): void {
+  let state: Deno.PermissionState;
+  try {
+    state = Deno.permissions.querySync({ name: "write", path: file }).state;
+  } catch {
+    state = "denied";
+  }
+  // "prompt" counts as missing: a diagnosis run should not stop half-way to ask.
+  if (state !== "granted") throw new PermissionError("--allow-write", `write the report to ${file}`);
+}
+
+/** Renders the report in a report format. */
+export async function renderReport(report: Report, format: ReportFormat): Promise<string> {
+  if (format === "markdown") {
+    const { renderMarkdown } = await import("../reporters/markdown.ts");
+    return renderMarkdown(report);
+  }
+  const { renderHtml } = await import("../reporters/html.ts");
+  return renderHtml(report);
+}
+
+/** Writes `text` to `file`, mapping failures to one-line tool errors. */
+export async function writeReportFile(file: string, text: string): Promise<void> {
+  try {
+    await Deno.writeTextFile(file, text);
+  } catch (err) {
+    const tool = toToolError(err, `write the report to ${file}`);
+    if (tool) throw tool;
+    throw new ToolError(`cannot write the report to ${file}: ${err instanceof Error ? err.message : err}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Runs the report command; returns the exit code of the diagnosis (0/1/2), like `check`. */
+export async function runReportCommand(opts: ReportCommandOptions): Promise<number> {
+  const format = reportFormat(opts);
+  const file = targetFile(opts);
+  if (file) requireWrite(file);
+  const options = runOptionsFrom(opts);
+  const { local, remote } = await openSources(opts, options.checkTimeoutMs);
+  let report: Report;
+  try {
+    report = await diagnose(local, remote, options, opts.peer);
+  } finally {
+    await local.close();
+    await remote?.source?.close();
+  }
+  const text = await renderReport(report, format);
+  if (!file) {
+    writeOut(text);
+    return report.exitCode;
+  }
+  await writeReportFile(file, text);
+  const d = report.diagnosis;
+  console.error(
+    `flyingfish: wrote ${format} report to ${file} — ${
+      d ? `diagnosis ✗ ${d.id}: ${d.summary.split(/\r?\n/)[0]}` : "no failure found"
+    }`,
+  );
+  return report.exitCode;
+}

@@ -1,0 +1,342 @@
+/**
+ * The collector behind `flyingfish collect`: reads one or two clusters through their live
+ * ClusterSource exactly the way a run does (one list per kind, discovery, the two `wg show all dump`
+ * samples and the MTU of each active gateway pod), adds `/version` and bounded container logs, and
+ * returns the files of a redacted bundle plus its manifest. Redaction happens here, before anything
+ * is serialised: see kube/redact.ts.
+ */
+import { Inventory } from "./inventory.ts";
+import { type KindId, KINDS, LIQO_GROUP_VERSIONS } from "./kinds.ts";
+import { activeGatewayPod, clusterIdOf, gatewayOf, liqoNamespaceOf } from "./liqo.ts";
+import type { ClusterSource, ExecOutcome, K8sObject, ListOutcome, Unavailable } from "./source.ts";
+import type { ClusterReader } from "./logs.ts";
+import { DEFAULT_LIMIT_BYTES, DEFAULT_TAIL_LINES } from "./logs.ts";
+import {
+  BUNDLE_FORMAT_VERSION,
+  type CaptureEntry,
+  type ExecRecord,
+  layout,
+  type Manifest,
+  type ManifestCluster,
+  type TarEntry,
+} from "./bundle.ts";
+import {
+  createIpPseudonymizer,
+  type IpPseudonymizer,
+  redactObject,
+  redactWgDump,
+  scrubKnown,
+  scrubText,
+} from "./redact.ts";
+import { collectWireguard } from "../probes/wireguard.ts";
+import { VERSION } from "../version.ts";
+
+/** One cluster to capture. */
+export interface CollectTarget {
+  role: "local" | "remote";
+  /** The live source, or null when the cluster could not be reached (then `error` says why). */
+  source: ClusterSource | null;
+  /** Raw reads (logs, /version); null to skip them. */
+  reader: ClusterReader | null;
+  error?: string;
+}
+
+/** Options of {@link collectBundle}. */
+export interface CollectOptions {
+  /** Kinds to list (the union of what the catalog reads: `kindsFor(CATALOG)`). */
+  kinds: Iterable<KindId>;
+  /** Gap between the two `wg show` samples. */
+  sampleIntervalMs: number;
+  /** Pseudonymise IPv4 addresses everywhere (keyed, prefix-preserving). */
+  redactIps?: boolean;
+  /** Key of the IP pseudonymisation (default: 32 random bytes, never written). */
+  ipKey?: Uint8Array;
+  /** Only the gateways of these peers (cluster IDs or ForeignCluster names) are exec'd. */
+  peers?: readonly string[];
+  /** Secret values known to the caller (kubeconfig credentials): scrubbed from every file. */
+  knownSecrets?: readonly string[];
+  logTailLines?: number;
+  logLimitBytes?: number;
+  /** Progress messages (the CLI shows them on a TTY). */
+  onProgress?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+/** A collected bundle, ready to be packed. */
+export interface CollectedBundle {
+  manifest: Manifest;
+  /** Every file, manifest included, already redacted. */
+  entries: TarEntry[];
+}
+
+const REDACTION_NOTES = [
+  "Secrets: only the data key publicKey is kept; stringData, managedFields and last-applied-configuration are dropped",
+  "wg show dump: interface private keys and preshared keys replaced by (redacted)",
+  "logs and command output: tokens, passwords, Bearer credentials, JWTs, PEM private keys and base64 keys next to 'private' scrubbed",
+  "kubeconfig: never written; its credentials are scrubbed from every file",
+  "env values of variables named like token/password/secret/key replaced by (redacted)",
+];
+
+const IP_NOTE =
+  "IPv4 addresses pseudonymised with a keyed prefix-preserving map (CIDR containment kept; loopback, 0.0.0.0 and " +
+  "address classes — RFC 1918, CGNAT, link-local, multicast — kept; exact addresses and host bits are not): " +
+  "checks that compare addresses arithmetically may judge differently offline";
+
+/** A ClusterSource wrapper that records every exec (with the time each output arrived). */
+function recordingSource(source: ClusterSource, records: Map<string, ExecRecord>): ClusterSource {
+  return {
+    endpoint: source.endpoint,
+    now: source.now,
+    isSnapshot: false,
+    list: (spec) => source.list(spec),
+    discovery: (g) => source.discovery(g),
+    async exec(namespace, pod, container, command): Promise<ExecOutcome> {
+      const out = await source.exec(namespace, pod, container, command);
+      const takenAt = Date.now();
+      const key = JSON.stringify([namespace, pod, container, command]);
+      let rec = records.get(key);
+      if (!rec) {
+        rec = { namespace, pod, container, command: [...command], runs: [] as unknown as ExecRecord["runs"] };
+        records.set(key, rec);
+      }
+      rec.runs.push(
+        out.ok
+          ? { ok: true, stdout: out.stdout, stderr: out.stderr, exitCode: out.exitCode, takenAt }
+          : { ok: false, reason: out.reason, message: out.message },
+      );
+      return out.ok ? { ...out, takenAt } : out;
+    },
+    close: () => source.close(),
+  };
+}
+
+const enc = new TextEncoder();
+
+/** Limits concurrency of async work. */
+async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  const workers = Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (i < items.length) await fn(items[i++]);
+  });
+  await Promise.all(workers);
+}
+
+/** Reads one or two clusters into a redacted bundle (files + manifest). Never writes to disk. */
+export async function collectBundle(
+  targets: readonly CollectTarget[],
+  opts: CollectOptions,
+): Promise<CollectedBundle> {
+  const kinds = [...new Set(opts.kinds)].sort();
+  const progress = opts.onProgress ?? (() => {});
+  const ip: IpPseudonymizer | null = opts.redactIps
+    ? createIpPseudonymizer(opts.ipKey ?? crypto.getRandomValues(new Uint8Array(32)))
+    : null;
+  const known = new Set<string>((opts.knownSecrets ?? []).filter((s) => s.length >= 8));
+  const tailLines = opts.logTailLines ?? DEFAULT_TAIL_LINES;
+  const limitBytes = opts.logLimitBytes ?? DEFAULT_LIMIT_BYTES;
+  const startedAt = new Date();
+
+  // Files are first kept as values/texts; redaction of known secrets and IPs is applied at the end.
+  const files: { path: string; value?: unknown; text?: string }[] = [];
+  const clusters: ManifestCluster[] = [];
+
+  const one = async (t: CollectTarget): Promise<void> => {
+    const name = t.role;
+    const base: ManifestCluster = {
+      name,
+      role: t.role,
+      context: t.source?.endpoint.context ?? "",
+      server: t.source?.endpoint.server ?? "",
+      clusterId: null,
+      kinds: {},
+      exec: [],
+      logs: [],
+    };
+    clusters.push(base);
+    if (!t.source) {
+      base.error = t.error ?? "cluster unavailable";
+      return;
+    }
+    const source = t.source;
+
+    // 1. Lists and discovery, in parallel, like Inventory.load.
+    progress(`${name}: listing ${kinds.length} kinds`);
+    const lists = new Map<KindId, ListOutcome>();
+    const [disco, version] = await Promise.all([
+      source.discovery(LIQO_GROUP_VERSIONS),
+      t.reader?.version() ?? Promise.resolve(null),
+      Promise.all(kinds.map(async (k) => {
+        const out = await source.list(KINDS[k]);
+        lists.set(k, out.ok ? { ok: true, items: out.items.map(redactObject) } : out);
+      })),
+    ]);
+    base.capturedAt = new Date().toISOString();
+    for (const k of kinds) {
+      const out = lists.get(k)!;
+      base.kinds[k] = out.ok
+        ? { state: "ok", count: out.items.length }
+        : { state: out.reason, message: out.message };
+      files.push({ path: layout.list(name, k), value: out });
+    }
+    files.push({ path: layout.discovery(name), value: disco });
+    base.discovery = disco.ok ? { state: "ok" } : { state: disco.reason, message: disco.message };
+    if (version) {
+      base.version = version.ok ? { state: "ok" } : { state: version.reason, message: version.message };
+      if (version.ok) {
+        let v: unknown = version.text;
+        try {
+          v = JSON.parse(version.text);
+        } catch {
+          // keep the text
+        }
+        files.push({ path: layout.version(name), value: v });
+      }
+    }
+
+    const inv = Inventory.fromLists(
+      Object.fromEntries(
+        [...lists].filter(([, o]) => o.ok).map(([k, o]) => [k, (o as { items: K8sObject[] }).items]),
+      ),
+      Object.fromEntries(
+        [...lists].filter(([, o]) => !o.ok).map((
+          [k, o],
+        ) => [k, o as { reason: Unavailable; message: string }]),
+      ),
+    );
+    base.clusterId = clusterIdOf(inv);
+    const okCount = Object.values(base.kinds).filter((k) => k.state === "ok").length;
+    progress(`${name}: ${okCount}/${kinds.length} kinds listed`);
+
+    // 2. The WireGuard evidence of each active gateway pod, recorded as the probe takes it.
+    const gwPods: K8sObject[] = [];
+    if (inv.tryItems("pods") !== null) {
+      for (const fc of inv.tryItems("foreignclusters") ?? []) {
+        const id = String(fc.spec?.clusterID ?? fc.metadata.name);
+        if (opts.peers?.length && !opts.peers.includes(id) && !opts.peers.includes(fc.metadata.name)) {
+          continue;
+        }
+        const gw = gatewayOf(inv, id);
+        const pod = gw ? activeGatewayPod(inv, gw) : null;
+        if (pod && !gwPods.includes(pod)) gwPods.push(pod);
+      }
+    }
+    const records = new Map<string, ExecRecord>();
+    const rec = recordingSource(source, records);
+    if (gwPods.length) progress(`${name}: sampling WireGuard in ${gwPods.length} gateway pod(s)`);
+    await Promise.all(
+      gwPods.map((p) =>
+        collectWireguard(rec, p.metadata.namespace!, p.metadata.name, opts.sampleIntervalMs, opts.signal)
+      ),
+    );
+    for (const r of records.values()) {
+      const isWg = r.command[0] === "wg";
+      for (const run of r.runs) {
+        if (!run.ok) continue;
+        if (isWg) {
+          const red = redactWgDump(run.stdout);
+          run.stdout = red.text;
+          for (const s of red.secrets) known.add(s);
+        } else {
+          run.stdout = scrubText(run.stdout);
+        }
+        run.stderr = scrubText(run.stderr);
+      }
+    }
+    for (const r of records.values()) {
+      const path = layout.exec(name, r.namespace, r.pod, r.container, r.command);
+      const failed = r.runs.find((x) => !x.ok) as { reason: string; message: string } | undefined;
+      base.exec.push({
+        namespace: r.namespace,
+        pod: r.pod,
+        container: r.container,
+        what: r.command.join(" "),
+        file: path.slice(path.indexOf("/") + 1),
+        state: failed ? "refused" : "ok",
+        ...(failed ? { reason: `${failed.reason}: ${failed.message}` } : {}),
+      });
+      files.push({ path, value: r });
+    }
+
+    // 3. Recent logs of the Liqo components and the gateway containers (bounded).
+    if (t.reader) {
+      const lns = liqoNamespaceOf(inv);
+      const pods = (inv.tryItems("pods") ?? []).filter((p) =>
+        (lns !== null && p.metadata.namespace === lns) || gwPods.includes(p)
+      );
+      const jobs: { ns: string; pod: string; container: string }[] = [];
+      for (const p of pods) {
+        // deno-lint-ignore no-explicit-any
+        for (const c of (p.spec?.containers ?? []) as any[]) {
+          if (typeof c?.name === "string") {
+            jobs.push({ ns: p.metadata.namespace!, pod: p.metadata.name, container: c.name });
+          }
+        }
+      }
+      if (jobs.length) progress(`${name}: reading ${jobs.length} container log(s)`);
+      const reader = t.reader;
+      const entries: CaptureEntry[] = [];
+      await pool(jobs, 8, async (j) => {
+        const out = await reader.logs(j.ns, j.pod, j.container, { tailLines, limitBytes });
+        const path = layout.log(name, j.ns, j.pod, j.container);
+        if (out.ok) {
+          files.push({ path, text: scrubText(out.text) });
+          entries.push({
+            namespace: j.ns,
+            pod: j.pod,
+            container: j.container,
+            what: "logs",
+            file: path.slice(path.indexOf("/") + 1),
+            state: "ok",
+          });
+        } else {
+          entries.push({
+            namespace: j.ns,
+            pod: j.pod,
+            container: j.container,
+            what: "logs",
+            state: "refused",
+            reason: `${out.reason}: ${out.message}`,
+          });
+        }
+      });
+      base.logs = entries.sort((a, b) =>
+        `${a.namespace}/${a.pod}/${a.container}`.localeCompare(`${b.namespace}/${b.pod}/${b.container}`)
+      );
+    }
+    progress(`${name}: done`);
+  };
+
+  await Promise.all(targets.map(one));
+  clusters.sort((a, b) => (a.role === b.role ? 0 : a.role === "local" ? -1 : 1));
+
+  const manifest: Manifest = {
+    formatVersion: BUNDLE_FORMAT_VERSION,
+    tool: { name: "flyingfish", version: VERSION },
+    capturedAt: clusters.find((c) => c.role === "local")?.capturedAt ?? startedAt.toISOString(),
+    options: {
+      redactIps: ip !== null,
+      sampleIntervalMs: opts.sampleIntervalMs,
+      logTailLines: tailLines,
+      logLimitBytes: limitBytes,
+    },
+    clusters,
+    redaction: ip ? [...REDACTION_NOTES, IP_NOTE] : REDACTION_NOTES,
+  };
+  files.push({ path: layout.manifest, value: manifest });
+
+  // Final pass: every known secret value out of every file, then IP pseudonymisation.
+  const secrets = [...known].sort((a, b) => b.length - a.length);
+  const entries: TarEntry[] = files.map((f) => {
+    let text = f.text !== undefined
+      ? f.text
+      : JSON.stringify(ip ? ip.mapDeep(f.value) : f.value, null, 1) + "\n";
+    if (f.text !== undefined && ip) text = ip.mapString(text);
+    text = scrubKnown(text, secrets);
+    return { path: f.path, data: enc.encode(text) };
+  });
+  entries.sort((
+    a,
+    b,
+  ) => (a.path === layout.manifest ? -1 : b.path === layout.manifest ? 1 : a.path.localeCompare(b.path)));
+  return { manifest: ip ? ip.mapDeep(manifest) : manifest, entries };
+}

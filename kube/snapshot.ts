@@ -1,0 +1,175 @@
+/**
+ * The snapshot ClusterSource: replays a bundle written by `flyingfish collect` — lists (forbidden or
+ * failed kinds replay as such), discovery, and exec outputs (the first `wg show all dump` returns the
+ * first sample, the second the second, each with its original capture time so rates come out
+ * right). `now()` is the capture time, so ages are judged as of then. Needs only read access to the
+ * bundle file: no network, no cluster, no credentials.
+ */
+import { PermissionError, ToolError } from "../cli/errors.ts";
+import {
+  DiscoveryFileSchema,
+  ExecRecordSchema,
+  layout,
+  ListFileSchema,
+  type Manifest,
+  type ManifestCluster,
+  readJson,
+  readManifest,
+  unpackBundle,
+} from "./bundle.ts";
+import type { KindSpec } from "./kinds.ts";
+import { KIND_IDS, KINDS } from "./kinds.ts";
+import type { ClusterSource, DiscoveryOutcome, ExecOutcome, K8sObject, ListOutcome } from "./source.ts";
+
+/** The clusters of a bundle, shaped like the live sources of `check`. */
+export interface OpenedSnapshot {
+  local: ClusterSource;
+  remote: { source: ClusterSource | null; error?: string } | null;
+}
+
+/** A snapshot source with the manifest it came from. */
+export interface SnapshotClusterSource extends ClusterSource {
+  readonly manifest: Manifest;
+  readonly cluster: ManifestCluster;
+}
+
+function kindIdOf(spec: KindSpec): string | null {
+  for (const id of KIND_IDS) {
+    const k = KINDS[id];
+    if (k.group === spec.group && k.plural === spec.plural) return id;
+  }
+  return null;
+}
+
+/** Builds the replaying source of one captured cluster from the bundle's files. */
+export function snapshotSource(
+  files: Map<string, Uint8Array>,
+  manifest: Manifest,
+  cluster: ManifestCluster,
+): SnapshotClusterSource {
+  const capturedAt = new Date(cluster.capturedAt ?? manifest.capturedAt);
+  if (Number.isNaN(capturedAt.getTime())) {
+    throw new ToolError(
+      `bundle manifest: invalid capture time "${cluster.capturedAt ?? manifest.capturedAt}"`,
+    );
+  }
+  const calls = new Map<string, number>();
+  const name = cluster.name;
+  return {
+    manifest,
+    cluster,
+    endpoint: { context: cluster.context, server: cluster.server },
+    now: () => new Date(capturedAt.getTime()),
+    isSnapshot: true,
+    list(spec: KindSpec): Promise<ListOutcome> {
+      const id = kindIdOf(spec);
+      const path = id ? layout.list(name, id) : null;
+      if (!id || !path || !files.has(path)) {
+        return Promise.resolve({
+          ok: false,
+          reason: "error",
+          message: `snapshot: ${spec.plural} was not captured in this bundle`,
+        });
+      }
+      const stored = readJson(files, path, ListFileSchema);
+      if (!stored.ok) return Promise.resolve(stored);
+      // A fresh copy per call: consumers may not mutate the bundle's objects.
+      return Promise.resolve({ ok: true, items: structuredClone(stored.items) as K8sObject[] });
+    },
+    discovery(groups): Promise<DiscoveryOutcome> {
+      const path = layout.discovery(name);
+      if (!files.has(path)) {
+        return Promise.resolve({
+          ok: false,
+          reason: "error",
+          message: "snapshot: discovery was not captured",
+        });
+      }
+      const stored = readJson(files, path, DiscoveryFileSchema);
+      if (!stored.ok) return Promise.resolve(stored);
+      return Promise.resolve({
+        ok: true,
+        groups: groups.map(({ group, version }) =>
+          stored.groups.find((g) => g.group === group && g.version === version) ??
+            { group, version, resources: [] }
+        ),
+      });
+    },
+    exec(namespace, pod, container, command): Promise<ExecOutcome> {
+      const path = layout.exec(name, namespace, pod, container, command);
+      if (!files.has(path)) {
+        return Promise.resolve({
+          ok: false,
+          reason: "error",
+          message: `snapshot: \`${command.join(" ")}\` in ${namespace}/${pod}/${container} was not captured`,
+        });
+      }
+      const rec = readJson(files, path, ExecRecordSchema);
+      if (rec.namespace !== namespace || rec.pod !== pod || rec.container !== container) {
+        return Promise.resolve({
+          ok: false,
+          reason: "error",
+          message: `snapshot: ${path} is for another pod`,
+        });
+      }
+      // The n-th call replays the n-th captured run; a second diagnosis over the same source starts over.
+      const n = calls.get(path) ?? 0;
+      calls.set(path, n + 1);
+      const run = rec.runs[n % rec.runs.length];
+      if (!run.ok) return Promise.resolve(run);
+      return Promise.resolve({
+        ok: true,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        exitCode: run.exitCode,
+        via: "snapshot",
+        takenAt: run.takenAt,
+      });
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Reads a bundle's bytes (a clear one-line error when the file or the permission is missing). */
+async function readBundleFile(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new PermissionError("--allow-read", `read the bundle ${path}`, { cause: err });
+    }
+    if (err instanceof Deno.errors.NotFound) throw new ToolError(`cannot read bundle ${path}: no such file`);
+    if (err instanceof Deno.errors.IsADirectory) {
+      throw new ToolError(`cannot read bundle ${path}: is a directory`);
+    }
+    throw new ToolError(`cannot read bundle ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Opens the clusters captured in a bundle from its bytes. */
+export async function openSnapshotBytes(bytes: Uint8Array): Promise<OpenedSnapshot & { manifest: Manifest }> {
+  const files = await unpackBundle(bytes);
+  const manifest = readManifest(files);
+  const localEntry = manifest.clusters.find((c) => c.role === "local");
+  if (!localEntry) throw new ToolError("bundle manifest has no local cluster");
+  if (localEntry.error) {
+    throw new ToolError(`the bundle holds no data for the local cluster: ${localEntry.error}`);
+  }
+  const local = snapshotSource(files, manifest, localEntry);
+  const remoteEntry = manifest.clusters.find((c) => c.role === "remote");
+  let remote: OpenedSnapshot["remote"] = null;
+  if (remoteEntry) {
+    remote = remoteEntry.error
+      ? { source: null, error: remoteEntry.error }
+      : { source: snapshotSource(files, manifest, remoteEntry) };
+  }
+  return { local, remote, manifest };
+}
+
+/** Opens a bundle file written by `flyingfish collect` (only `--allow-read` needed). */
+export async function openSnapshot(path: string): Promise<OpenedSnapshot> {
+  const { local, remote } = await openSnapshotBytes(await readBundleFile(path));
+  return { local, remote };
+}

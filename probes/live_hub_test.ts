@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import type { ClusterSource } from "../kube/source.ts";
+import type { ProbeHub, WgEvidence } from "./hub.ts";
+import {
+  createProbeHub,
+  NETWORK_PROBES_DISABLED,
+  prefetchWireguard,
+  SNAPSHOT_NO_PROBES,
+} from "./live_hub.ts";
+
+function source(isSnapshot = false): ClusterSource {
+  return {
+    endpoint: { context: "rome", server: "https://127.0.0.1:6443" },
+    now: () => new Date(),
+    isSnapshot,
+    list: () => Promise.resolve({ ok: false, reason: "error", message: "n/a" }),
+    discovery: () => Promise.resolve({ ok: false, reason: "error", message: "n/a" }),
+    exec: () => Promise.resolve({ ok: false, reason: "forbidden", message: "no exec" }),
+    close: () => Promise.resolve(),
+  };
+}
+
+function counters() {
+  const calls = { wg: 0, udp: 0, tls: 0 };
+  const impls = {
+    collectWireguard: async (
+      _s: ClusterSource,
+      ns: string,
+      pod: string,
+      intervalMs: number,
+    ): Promise<WgEvidence> => {
+      calls.wg++;
+      await new Promise((r) => setTimeout(r, 10));
+      return { ok: false, namespace: ns, pod, reason: "error", message: `interval ${intervalMs}` };
+    },
+    probeUdp: async (host: string, port: number, o: { timeoutMs: number; precise?: boolean }) => {
+      calls.udp++;
+      await Promise.resolve();
+      return { outcome: "silence" as const, detail: `${host}:${port} ${o.timeoutMs} ${o.precise}` };
+    },
+    dialTls: async (url: string, o: { timeoutMs: number }) => {
+      calls.tls++;
+      await Promise.resolve();
+      return { outcome: "ok" as const, detail: `${url} ${o.timeoutMs}`, ms: 1 };
+    },
+  };
+  return { calls, impls };
+}
+
+Deno.test("hub memoises probes so concurrent checks share them", async () => {
+  const { calls, impls } = counters();
+  const hub = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: true,
+    preciseUdp: true,
+    sampleIntervalMs: 3000,
+    udpTimeoutMs: 1500,
+    impls,
+  });
+  prefetchWireguard(hub, "rome", "liqo-tenant-milan", "gw-milan");
+  const [a, b] = await Promise.all([
+    hub.wireguard("rome", "liqo-tenant-milan", "gw-milan"),
+    hub.wireguard("rome", "liqo-tenant-milan", "gw-milan"),
+  ]);
+  assert.equal(a, b);
+  assert.equal(calls.wg, 1);
+  assert.equal(a.ok === false && a.message, "interval 3000");
+  await hub.wireguard("rome", "liqo-tenant-milan", "gw-other");
+  assert.equal(calls.wg, 2);
+
+  const [u1, u2] = await Promise.all([hub.udp("203.0.113.50", 51840), hub.udp("203.0.113.50", 51840)]);
+  assert.equal(u1, u2);
+  assert.equal(u1.detail, "203.0.113.50:51840 1500 true");
+  await hub.udp("203.0.113.50", 51841);
+  assert.equal(calls.udp, 2);
+
+  await Promise.all([hub.tls("https://203.0.113.20:6443"), hub.tls("https://203.0.113.20:6443")]);
+  const t = await hub.tls("https://203.0.113.20:6443");
+  assert.equal(t.detail, "https://203.0.113.20:6443 5000");
+  assert.equal(calls.tls, 1);
+});
+
+Deno.test("hub: unknown cluster and thrown probe errors become results", async () => {
+  const hub = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls: {
+      collectWireguard: () => Promise.reject(new Error("boom")),
+      probeUdp: () => Promise.reject(new Error("udp boom")),
+      dialTls: () => Promise.reject(new Error("tls boom")),
+    },
+  });
+  const unknown = await hub.wireguard("paris", "ns", "pod");
+  assert.deepEqual(unknown, {
+    ok: false,
+    namespace: "ns",
+    pod: "pod",
+    reason: "error",
+    message: 'unknown cluster "paris"',
+  });
+  const boom = await hub.wireguard("rome", "ns", "pod");
+  assert.equal(boom.ok === false && boom.message, "wireguard probe failed: boom");
+  assert.deepEqual(await hub.udp("10.0.0.1", 1), {
+    outcome: "unavailable",
+    detail: "UDP probe failed: udp boom",
+  });
+  assert.deepEqual(await hub.tls("https://x"), { outcome: "failed", detail: "TLS dial failed: tls boom" });
+});
+
+Deno.test("hub: --no-network-probes and snapshots skip host-side probes", async () => {
+  const { calls, impls } = counters();
+  const off = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: false,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls,
+  });
+  assert.deepEqual(await off.udp("203.0.113.50", 51840), {
+    outcome: "unavailable",
+    detail: NETWORK_PROBES_DISABLED,
+  });
+  assert.deepEqual(await off.tls("https://203.0.113.20:6443"), {
+    outcome: "unavailable",
+    detail: NETWORK_PROBES_DISABLED,
+  });
+  const snap = createProbeHub({
+    sources: new Map([["rome", source(true)]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls,
+  });
+  assert.deepEqual(await snap.udp("203.0.113.50", 51840), {
+    outcome: "unavailable",
+    detail: SNAPSHOT_NO_PROBES,
+  });
+  assert.deepEqual(await snap.tls("https://203.0.113.20:6443"), {
+    outcome: "unavailable",
+    detail: SNAPSHOT_NO_PROBES,
+  });
+  // WireGuard evidence still comes from the snapshot's recorded exec output.
+  await snap.wireguard("rome", "ns", "pod");
+  assert.deepEqual(calls, { wg: 1, udp: 0, tls: 0 });
+});
+
+Deno.test("prefetchWireguard works on any ProbeHub", async () => {
+  let n = 0;
+  const plain: ProbeHub = {
+    wireguard: (_c, ns, pod) => {
+      n++;
+      return Promise.reject(new Error(`${ns}/${pod}`));
+    },
+    udp: () => Promise.resolve({ outcome: "unavailable", detail: "" }),
+    tls: () => Promise.resolve({ outcome: "unavailable", detail: "" }),
+  };
+  prefetchWireguard(plain, "rome", "ns", "pod");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(n, 1);
+});
+
+Deno.test("real hub wiring: wireguard exec failure flows through", async () => {
+  const hub = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+  });
+  const ev = await hub.wireguard("rome", "ns", "pod");
+  assert.deepEqual(ev, {
+    ok: false,
+    namespace: "ns",
+    pod: "pod",
+    reason: "forbidden",
+    message: "exec forbidden: no exec",
+  });
+});

@@ -1,0 +1,423 @@
+/**
+ * `flyingfish collect` + `flyingfish check --snapshot`, end to end through the real CLI:
+ * - every scenario: a live run and a collect against the fake API server, then an offline check of
+ *   the bundle (no server running, only --allow-read) gives the same statuses, diagnosis and exit code;
+ * - planted credentials (Secrets, kubeconfig, logs, WireGuard private keys) never reach the bundle;
+ * - a cluster that forbids secrets and pods/exec still yields a bundle whose manifest says what was
+ *   refused, and the offline check marks the affected checks `unknown`;
+ * - dual bundles reproduce the [2] checks offline;
+ * - permission and format-version errors are one line, exit 3.
+ */
+import assert from "node:assert/strict";
+import { parse, parseAllDocuments } from "yaml";
+import { listScenarios, loadScenario, type Scenario, serveScenario } from "../fakekube/scenario.ts";
+import { assertExpected, CLI_PERMISSIONS, type CliRun, runCli } from "./harness.ts";
+import { gunzip, jsonBytes, layout, packBundle, readManifest, unpackBundle } from "../../kube/bundle.ts";
+import { CATALOG } from "../../checks/catalog.ts";
+
+/** Offline runs get read access only: no network, no env, no cluster. */
+const OFFLINE_PERMISSIONS = ["--allow-read"];
+const dec = new TextDecoder();
+const HOST_SIDE = new Set(["GW-05", "API-01"]);
+
+// deno-lint-ignore no-explicit-any
+type Report = any;
+
+interface Captured {
+  live: CliRun & { report: Report | null };
+  collect: CliRun;
+  bundle: string;
+  /** The fake servers' bearer tokens (they are kubeconfig credentials: never in the bundle). */
+  tokens: string[];
+}
+
+function parseReport(r: CliRun): CliRun & { report: Report | null } {
+  try {
+    return { ...r, report: JSON.parse(r.stdout) };
+  } catch {
+    return { ...r, report: null };
+  }
+}
+
+function hasFlag(args: readonly string[], flag: string): boolean {
+  return args.some((a) => a === flag || a.startsWith(`${flag}=`));
+}
+
+/** The check args a scenario runs with (as in the e2e harness). */
+function checkArgs(s: Scenario): string[] {
+  const args = [...s.run.args];
+  if (!s.run.networkProbes && !hasFlag(args, "--no-network-probes")) args.push("--no-network-probes");
+  if (!hasFlag(args, "--sample-interval")) args.push("--sample-interval", "1s");
+  return args;
+}
+
+/** Serves a scenario; runs the live check and `collect` against it concurrently; stops the servers. */
+async function capture(s: Scenario, dir: string, collectArgs: string[] = []): Promise<Captured> {
+  const served = await serveScenario(s, { tls: true });
+  try {
+    const local = `${dir}/${s.run.local}.kubeconfig`;
+    await Deno.writeTextFile(local, served.kubeconfigYaml(s.run.local));
+    const target = ["--kubeconfig", local];
+    if (s.run.remote) {
+      const remote = `${dir}/${s.run.remote}.kubeconfig`;
+      await Deno.writeTextFile(remote, served.kubeconfigYaml(s.run.remote));
+      target.push("--remote-kubeconfig", remote);
+    }
+    const bundle = `${dir}/bundle.tar.gz`;
+    const [live, collect] = await Promise.all([
+      runCli(["check", ...target, "-o", "json", ...checkArgs(s)]),
+      runCli(["collect", ...target, "-o", bundle, "--sample-interval", "1s", ...collectArgs], {
+        permissions: [...CLI_PERMISSIONS, `--allow-write=${dir}`],
+      }),
+    ]);
+    const tokens = Object.values(served.clusters).flatMap((c) => (c ? [c.token] : []));
+    return { live: parseReport(live), collect, bundle, tokens };
+  } finally {
+    await served.close();
+  }
+}
+
+async function offlineCheck(bundle: string, args: string[]): Promise<CliRun & { report: Report | null }> {
+  return parseReport(
+    await runCli(["check", "--snapshot", bundle, "-o", "json", ...args], {
+      permissions: OFFLINE_PERMISSIONS,
+    }),
+  );
+}
+
+function key(r: Report): string {
+  return `${r.id} peer=${r.peer ?? "-"} cluster=${r.cluster ?? "-"}`;
+}
+
+/** Same checks, same statuses (host-side probes may only turn into skip/unknown), same diagnosis. */
+function assertSameDiagnosis(name: string, live: Report, offline: Report): void {
+  const ctx = (k: string) => `${name}: ${k}`;
+  const liveBy = new Map<string, Report>(live.results.map((r: Report) => [key(r), r]));
+  const offBy = new Map<string, Report>(offline.results.map((r: Report) => [key(r), r]));
+  assert.deepEqual([...offBy.keys()].sort(), [...liveBy.keys()].sort(), ctx("same check instances"));
+  for (const [k, l] of liveBy) {
+    const o = offBy.get(k)!;
+    if (HOST_SIDE.has(l.id) && l.status !== o.status) {
+      assert.ok(["skip", "unknown"].includes(o.status), ctx(`${k}: host-side probe offline is ${o.status}`));
+      continue;
+    }
+    assert.equal(
+      o.status,
+      l.status,
+      ctx(`${k}: offline ${o.status} (${o.summary}) vs live ${l.status} (${l.summary})`),
+    );
+  }
+  assert.equal(offline.diagnosis?.id ?? null, live.diagnosis?.id ?? null, ctx("diagnosis"));
+  assert.equal(offline.exitCode, live.exitCode, ctx("exit code"));
+  assert.equal(offline.mode, "snapshot");
+  assert.equal(typeof offline.snapshotTakenAt, "string");
+}
+
+async function withTmp<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const opts = { sanitizeResources: false, sanitizeOps: false };
+
+/**
+ * The per-scenario loop runs in-process (the same code paths as the CLI: `openSources`, `diagnose`,
+ * `runCollectCommand`) to keep ~50 scenarios fast; the tests below go through the CLI binary.
+ */
+async function inProcess(s: Scenario, dir: string): Promise<{ live: Report; offline: Report }> {
+  const { openSources, diagnose, runOptionsFrom } = await import("../../cli/check.ts");
+  const { runCollectCommand } = await import("../../cli/collect.ts");
+  const args = checkArgs(s);
+  const options = runOptionsFrom({
+    networkProbes: !args.includes("--no-network-probes"),
+    udpPrecise: args.includes("--udp-precise"),
+    sampleInterval: "1s",
+    timeout: "30s",
+  });
+  const peerAt = args.indexOf("--peer");
+  const peers = peerAt >= 0 ? [args[peerAt + 1]] : undefined;
+  // Plain HTTP here (the scenario tests cover TLS); the CLI tests below use HTTPS.
+  const served = await serveScenario(s, { tls: false });
+  const bundle = `${dir}/bundle.tar.gz`;
+  let live: Report;
+  try {
+    const flags: { kubeconfig: string; remoteKubeconfig?: string } = {
+      kubeconfig: `${dir}/local.kubeconfig`,
+    };
+    await Deno.writeTextFile(flags.kubeconfig, served.kubeconfigYaml(s.run.local));
+    if (s.run.remote) {
+      flags.remoteKubeconfig = `${dir}/remote.kubeconfig`;
+      await Deno.writeTextFile(flags.remoteKubeconfig, served.kubeconfigYaml(s.run.remote));
+    }
+    const liveRun = async (): Promise<Report> => {
+      const src = await openSources(flags, options.checkTimeoutMs);
+      try {
+        return await diagnose(src.local, src.remote, options, peers);
+      } finally {
+        await src.local.close();
+        await src.remote?.source?.close();
+      }
+    };
+    const [l, code] = await Promise.all([
+      liveRun(),
+      runCollectCommand({ ...flags, output: bundle, sampleInterval: "1s", timeout: "30s", quiet: true }),
+    ]);
+    assert.equal(code, 0, `${s.name}: collect exit code`);
+    live = l;
+  } finally {
+    await served.close();
+  }
+  const snap = await openSources({ snapshot: bundle }, options.checkTimeoutMs);
+  const offline = await diagnose(snap.local, snap.remote, options, peers);
+  return { live: JSON.parse(JSON.stringify(live)), offline: JSON.parse(JSON.stringify(offline)) };
+}
+
+for (const name of await listScenarios()) {
+  Deno.test({
+    name: `snapshot ${name}: collect, then check --snapshot offline = live run`,
+    ...opts,
+    fn: () =>
+      withTmp(`ff-snap-${name}-`, async (dir) => {
+        const s = await loadScenario(name);
+        const { live, offline } = await inProcess(s, dir);
+        assertSameDiagnosis(name, live, offline);
+        assertExpected(s, { code: offline.exitCode, report: offline });
+      }),
+  });
+}
+
+/** Every value that must never be in a bundle of the planted-secrets scenario. */
+async function plantedValues(s: Scenario): Promise<string[]> {
+  const values = new Set<string>();
+  const add = (v: unknown): void => {
+    if (typeof v === "string" && v.length >= 12) values.add(v);
+  };
+  // Secrets of the overlay: every data value but publicKey, raw and decoded, and what a kubeconfig holds.
+  const text = await Deno.readTextFile(new URL("rome.objects.yaml", s.dir));
+  for (const doc of parseAllDocuments(text)) {
+    const o = doc.toJS();
+    if (o?.kind !== "Secret") continue;
+    add(o.metadata?.annotations?.["kubectl.kubernetes.io/last-applied-configuration"]);
+    for (const [k, v] of Object.entries(o.data ?? {})) {
+      if (k === "publicKey") continue;
+      add(v);
+      const decoded = atob(String(v));
+      add(decoded);
+      if (k === "kubeconfig") {
+        const kc = parse(decoded);
+        for (const u of kc.users ?? []) {
+          add(u.user?.token);
+          add(u.user?.["client-key-data"]);
+          const pem = atob(u.user?.["client-key-data"] ?? "");
+          for (const line of pem.split("\n")) if (!line.startsWith("-----")) add(line);
+        }
+      }
+    }
+  }
+  // Every WireGuard private key of the base states and of every scenario override.
+  const bases = new URL("../../testdata/base/", import.meta.url);
+  for await (const e of Deno.readDir(bases)) {
+    if (!e.name.endsWith(".wireguard.yaml")) continue;
+    const wg = parse(await Deno.readTextFile(new URL(e.name, bases))) ?? {};
+    for (const pod of Object.values(wg)) {
+      // deno-lint-ignore no-explicit-any
+      for (const itf of (pod as any)?.interfaces ?? []) add(itf.privateKey), add(btoa(itf.privateKey));
+    }
+  }
+  return [...values];
+}
+
+Deno.test({
+  name: "collect: planted credentials never appear in the bundle, byte for byte",
+  ...opts,
+  fn: () =>
+    withTmp("ff-planted-", async (dir) => {
+      const s = await loadScenario("collect-planted-secrets");
+      const cap = await capture(s, dir);
+      assert.equal(cap.collect.code, 0, cap.collect.stderr);
+      const planted = [...await plantedValues(s), ...cap.tokens];
+      assert.ok(planted.length >= 8, `too few planted values: ${planted.length}`);
+      const gz = await Deno.readFile(cap.bundle);
+      const tar = dec.decode(await gunzip(gz));
+      const files = await unpackBundle(gz);
+      for (const v of planted) {
+        assert.ok(!tar.includes(v), `planted value found in the archive: ${v.slice(0, 24)}…`);
+        for (const [path, data] of files) {
+          assert.ok(!dec.decode(data).includes(v), `planted value ${v.slice(0, 24)}… in ${path}`);
+        }
+      }
+      // The kubeconfig itself is never written; secrets keep only publicKey.
+      assert.ok(![...files.keys()].some((p) => /kubeconfig/i.test(p.split("/").pop() ?? "")));
+      const secrets = JSON.parse(dec.decode(files.get(layout.list("local", "secrets"))!));
+      assert.equal(secrets.ok, true);
+      for (const sec of secrets.items) {
+        assert.deepEqual(Object.keys(sec.data ?? {}).filter((k) => k !== "publicKey"), [], sec.metadata.name);
+        assert.equal(sec.stringData, undefined);
+        assert.equal(sec.metadata.managedFields, undefined);
+        assert.equal(
+          sec.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"],
+          undefined,
+        );
+      }
+      // What was captured is still there: redacted wg dumps, scrubbed logs with their harmless lines.
+      const dumps = [...files].filter(([p]) => p.endsWith("/wg-show-all-dump.json"));
+      assert.equal(dumps.length, 1);
+      const dump = JSON.parse(dec.decode(dumps[0][1]));
+      assert.equal(dump.runs.length, 2);
+      assert.match(dump.runs[0].stdout, /\(redacted\)/);
+      assert.match(dump.runs[0].stdout, /yWekIEb7O8JoD5KvxJfEeICYekx\+a6stG9\+TRBHm0RI=/, "public key kept");
+      const cmLog = dec.decode(
+        files.get(
+          layout.log("local", "liqo", "liqo-controller-manager-6c8f7d9b5-hx2pq", "controller-manager"),
+        )!,
+      );
+      assert.match(cmLog, /Starting workers/);
+      assert.match(cmLog, /token=\(redacted\)/);
+      const manifest = readManifest(files);
+      assert.equal(manifest.formatVersion, 1);
+      assert.ok(manifest.clusters[0].logs.some((l) => l.state === "ok"));
+      assert.ok(!JSON.stringify(manifest).includes("token:"));
+      // And the bundle still diagnoses like the live run, in `check` and in `report`.
+      const off = await offlineCheck(cap.bundle, checkArgs(s));
+      assertSameDiagnosis(s.name, cap.live.report, off.report);
+      const md = await runCli(["report", "--snapshot", cap.bundle, "--format", "markdown", ...checkArgs(s)], {
+        permissions: OFFLINE_PERMISSIONS,
+      });
+      assert.equal(md.code, 0, md.stderr);
+      assert.match(md.stdout, /snapshot/i);
+    }),
+});
+
+Deno.test({
+  name:
+    "collect: secrets and pods/exec forbidden — manifest records the refusals; offline checks are unknown",
+  ...opts,
+  fn: () =>
+    withTmp("ff-forbid-", async (dir) => {
+      const base = await loadScenario("healthy-consumer");
+      const s: Scenario = structuredClone(base);
+      s.clusters[s.run.local].forbid = ["secrets", "pods/exec"];
+      const cap = await capture(s, dir);
+      assert.equal(cap.collect.code, 0, cap.collect.stderr);
+      const files = await unpackBundle(await Deno.readFile(cap.bundle));
+      const m = readManifest(files);
+      const local = m.clusters.find((c) => c.role === "local")!;
+      assert.equal(local.kinds.secrets?.state, "forbidden");
+      assert.equal(local.kinds.pods?.state, "ok");
+      assert.ok(local.exec.length > 0, "the exec attempt is recorded");
+      for (const e of local.exec) {
+        assert.equal(e.state, "refused");
+        assert.match(e.reason ?? "", /forbidden/);
+      }
+      assert.ok(local.logs.some((l) => l.state === "ok"), "logs are still collected");
+      const off = await offlineCheck(cap.bundle, checkArgs(s));
+      assert.ok(off.report, off.stderr);
+      assertSameDiagnosis("forbidden", cap.live.report, off.report);
+      const status = (id: string): string[] =>
+        off.report.results.filter((r: Report) => r.id === id).map((r: Report) => r.status);
+      for (const id of ["TUN-02", "TUN-03"]) assert.deepEqual(status(id), ["unknown"], id);
+      // Secrets are an optional read (TUN-04 in dual mode): the refusal is replayed as such, not as empty.
+      const stored = JSON.parse(dec.decode(files.get(layout.list("local", "secrets"))!));
+      assert.deepEqual([stored.ok, stored.reason], [false, "forbidden"]);
+      const { openSnapshot } = await import("../../kube/snapshot.ts");
+      const snap = await openSnapshot(cap.bundle);
+      const { KINDS } = await import("../../kube/kinds.ts");
+      const replay = await snap.local.list(KINDS.secrets);
+      assert.equal(replay.ok, false);
+      assert.equal(!replay.ok && replay.reason, "forbidden");
+    }),
+});
+
+Deno.test({
+  name: "collect: a dual bundle reproduces the [2] checks offline",
+  ...opts,
+  fn: async () => {
+    const dual = (await listScenarios()).filter((n) => n.startsWith("dual-"));
+    assert.ok(dual.length > 0, "no dual-* scenario");
+    const dualIds = new Set(CATALOG.filter((c) => c.scope === "dual").map((c) => c.id));
+    for (const name of dual.slice(0, 2)) {
+      await withTmp(`ff-dual-${name}-`, async (dir) => {
+        const s = await loadScenario(name);
+        const cap = await capture(s, dir);
+        assert.equal(cap.collect.code, 0, cap.collect.stderr);
+        const m = readManifest(await unpackBundle(await Deno.readFile(cap.bundle)));
+        assert.deepEqual(m.clusters.map((c) => c.role), ["local", "remote"]);
+        const off = await offlineCheck(cap.bundle, checkArgs(s));
+        assert.equal(off.report.clusters.length, 2, `${name}: both clusters in the offline report`);
+        const offDual = off.report.results.filter((r: Report) => dualIds.has(r.id));
+        assert.ok(offDual.length > 0, `${name}: no [2] check ran offline`);
+        assert.ok(
+          offDual.some((r: Report) => r.status !== "skip" && r.status !== "unknown"),
+          `${name}: [2] judged`,
+        );
+        assertSameDiagnosis(name, cap.live.report, off.report);
+      });
+    }
+  },
+});
+
+Deno.test({
+  name: "collect --redact-ips: addresses pseudonymised (loopback kept) and the bundle still checks offline",
+  ...opts,
+  fn: () =>
+    withTmp("ff-ips-", async (dir) => {
+      const s = await loadScenario("healthy-consumer");
+      const cap = await capture(s, dir, ["--redact-ips"]);
+      assert.equal(cap.collect.code, 0, cap.collect.stderr);
+      const files = await unpackBundle(await Deno.readFile(cap.bundle));
+      const all = [...files.values()].map((d) => dec.decode(d)).join("\n");
+      assert.ok(!all.includes("203.0.113.50"), "the public gateway endpoint is pseudonymised");
+      assert.match(all, /https:\/\/127\.0\.0\.1:\d+/, "loopback server URL kept");
+      const m = readManifest(files);
+      assert.equal(m.options.redactIps, true);
+      assert.ok(m.redaction.some((r) => /prefix-preserving/.test(r)));
+      const off = await offlineCheck(cap.bundle, checkArgs(s));
+      assert.ok(off.report, off.stderr);
+      assert.notEqual(off.code, 3);
+    }),
+});
+
+Deno.test({
+  name: "collect without --allow-write: one line naming --allow-write, exit 3",
+  ...opts,
+  fn: async () => {
+    const r = await runCli(["collect", "--kubeconfig", "/nonexistent", "-o", "/tmp/ff-never.tar.gz"]);
+    assert.equal(r.code, 3);
+    const lines = r.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], /--allow-write/);
+  },
+});
+
+Deno.test({
+  name: "check --snapshot: newer bundle format, missing file, and conflicting flags are one-line tool errors",
+  ...opts,
+  fn: () =>
+    withTmp("ff-fmt-", async (dir) => {
+      const path = `${dir}/v2.tar.gz`;
+      await Deno.writeFile(
+        path,
+        await packBundle([{ path: layout.manifest, data: jsonBytes({ formatVersion: 2 }) }]),
+      );
+      const r = await runCli(["check", "--snapshot", path], { permissions: OFFLINE_PERMISSIONS });
+      assert.equal(r.code, 3);
+      assert.equal(
+        r.stderr.trim(),
+        "flyingfish: bundle format 2 is newer than this FlyingFish understands (1); upgrade FlyingFish",
+      );
+      const missing = await runCli(["check", "--snapshot", `${dir}/nope.tar.gz`], {
+        permissions: OFFLINE_PERMISSIONS,
+      });
+      assert.equal(missing.code, 3);
+      assert.match(missing.stderr.trim(), /^flyingfish: cannot read bundle .*nope\.tar\.gz: no such file$/);
+      const both = await runCli(["check", "--snapshot", path, "--kubeconfig", "x"], {
+        permissions: OFFLINE_PERMISSIONS,
+      });
+      assert.equal(both.code, 3);
+      assert.match(both.stderr, /cannot be combined with --kubeconfig/);
+    }),
+});
