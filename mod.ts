@@ -16,7 +16,13 @@
  */
 export { type DiagnosisRequest, runDiagnosis } from "./checks/run.ts";
 export { CATALOG, dependentsOf, findCheck } from "./checks/catalog.ts";
-export { countStatuses, type Diagnosis, type EngineOutput, runEngine, validateCatalog } from "./checks/engine.ts";
+export {
+  countStatuses,
+  type Diagnosis,
+  type EngineOutput,
+  runEngine,
+  validateCatalog,
+} from "./checks/engine.ts";
 export type {
   CheckContext,
   CheckDef,
@@ -32,6 +38,7 @@ export { LAYER_TITLES, LAYERS, STATUSES } from "./checks/types.ts";
 export type { ClusterSource, K8sObject } from "./kube/source.ts";
 export { createLiveSource, type LiveClusterSource, type LiveSourceOptions } from "./kube/live.ts";
 export { createProbeHub } from "./probes/live_hub.ts";
+export { openSnapshot } from "./kube/snapshot.ts";
 export type { ProbeHub } from "./probes/hub.ts";
 export { jsonSchema, type Report, ReportSchema, SCHEMA_VERSION } from "./reporters/report.ts";
 export { type Format, FORMATS, render } from "./reporters/render.ts";

@@ -9,7 +9,16 @@ const ROOT = new URL("../", import.meta.url).pathname;
 
 async function cli(args: string[]): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--frozen", "--allow-env", "--allow-read", "--allow-net=127.0.0.1", "--allow-sys", MAIN, ...args],
+    args: [
+      "run",
+      "--frozen",
+      "--allow-env",
+      "--allow-read",
+      "--allow-net=127.0.0.1",
+      "--allow-sys",
+      MAIN,
+      ...args,
+    ],
     cwd: ROOT,
     stdout: "null",
     stderr: "null",
@@ -32,6 +41,19 @@ const dir = await Deno.makeTempDir();
 await Deno.writeTextFile(`${dir}/kc`, served.kubeconfigYaml(scenario.run.local));
 globalThis.addEventListener("unload", () => served.close());
 
-Deno.bench("flyingfish check healthy-consumer (HTTPS, --sample-interval 1s)", { n: 5, warmup: 1 }, async () => {
-  await cli(["check", "--kubeconfig", `${dir}/kc`, "--no-network-probes", "--sample-interval", "1s", "-o", "json"]);
-});
+Deno.bench(
+  "flyingfish check healthy-consumer (HTTPS, --sample-interval 1s)",
+  { n: 5, warmup: 1 },
+  async () => {
+    await cli([
+      "check",
+      "--kubeconfig",
+      `${dir}/kc`,
+      "--no-network-probes",
+      "--sample-interval",
+      "1s",
+      "-o",
+      "json",
+    ]);
+  },
+);

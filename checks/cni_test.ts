@@ -1,22 +1,10 @@
 import assert from "node:assert/strict";
-import { baseObjects, contextOf, find, inventoryOf, peersOf, viewOf } from "../tests/support/fixtures.ts";
+import { find, runOnBase } from "../tests/support/fixtures.ts";
 import type { K8sObject } from "../kube/source.ts";
-import type { CheckDef, Outcome } from "./types.ts";
 import { CNI_CHECKS, ruleAdmitsPort, ruleAdmitsSource, selectorMatches } from "./cni.ts";
 
-const def = (id: string): CheckDef => CNI_CHECKS.find((c) => c.id === id)!;
-
-async function run(
-  id: string,
-  cluster: "rome" | "milan",
-  mutate?: (o: K8sObject[]) => K8sObject[] | void,
-): Promise<Outcome> {
-  let objs = await baseObjects(cluster);
-  objs = mutate?.(objs) ?? objs;
-  const view = viewOf(inventoryOf(objs));
-  const peer = def(id).perPeer ? peersOf(view)[0] : null;
-  return await def(id).run(contextOf(view, { peer }));
-}
+const run = (id: string, cluster: "rome" | "milan", mutate?: (o: K8sObject[]) => K8sObject[] | void) =>
+  runOnBase(CNI_CHECKS, id, cluster, mutate);
 
 const noFlannel = (objs: K8sObject[]) =>
   objs.filter((o) => !(o.kind === "DaemonSet" && o.metadata.name === "kube-flannel-ds"));

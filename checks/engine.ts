@@ -18,6 +18,9 @@ import {
   type Status,
 } from "./types.ts";
 
+/** Summary of a check that needs both kubeconfigs, in a single-cluster run. */
+export const NEEDS_REMOTE = "needs --remote-kubeconfig";
+
 /** A pairing of one local peer with the remote cluster's view of the local cluster (dual mode). */
 export interface PeerPair {
   local: PeerView;
@@ -183,7 +186,7 @@ function expand(input: EngineInput): Instance[] {
     const remote = input.remote?.view ?? null;
     const label = remote ? `${local.name} ↔ ${remote.name}` : local.name;
     const common = { ...base, cluster: local, clusterLabel: label, clusterRank: 0, remote };
-    const skipReason = input.remote ? undefined : "needs --remote-kubeconfig";
+    const skipReason = input.remote ? undefined : NEEDS_REMOTE;
     const unknownReason = input.remote && (!remote || input.remote.unavailable)
       ? input.remote.unavailable ?? "remote cluster unavailable"
       : undefined;

@@ -395,12 +395,23 @@ Deno.test("ENV-06 GKE Dataplane V2 warns only with NodePort/LB Services in offlo
   assert.match(text(o), /Service demo\/web: LoadBalancer in an offloaded namespace/);
 });
 
-Deno.test("ENV-06 EKS warns about offloaded namespaces (CrossClusterAPIServerInteraction)", async () => {
+Deno.test("ENV-06 EKS notes offloaded namespaces (no warning) and warns on external IP remapping", async () => {
   const objs = await baseObjects("rome");
   find(objs, "Node", "rome-worker-1").metadata.labels!["eks.amazonaws.com/nodegroup"] = "ng-1";
   const o = await run("ENV-06", objs);
-  assert.equal(o.status, "warn");
-  assert.match(o.summary, /EKS: .*CrossClusterAPIServerInteraction/);
+  assert.equal(o.status, "pass");
+  assert.match(o.summary, /EKS: offloaded pods that call the home API server/);
+  assert.match(text(o), /CrossClusterAPIServerInteraction/);
+  objs.push({
+    apiVersion: "ipam.liqo.io/v1alpha1",
+    kind: "IP",
+    metadata: { name: "external-db", namespace: "demo" },
+    spec: { ip: "192.0.2.10" },
+    status: { ip: "10.70.0.9", cidr: "10.70.0.0/16" },
+  });
+  const withIp = await run("ENV-06", objs);
+  assert.equal(withIp.status, "warn");
+  assert.match(withIp.summary, /ExternalIPRemapping/);
   const provider = await baseObjects("milan");
   find(provider, "Node", "milan-worker-1").metadata.labels!["eks.amazonaws.com/nodegroup"] = "ng-1";
   assert.equal((await run("ENV-06", provider)).status, "pass");

@@ -780,6 +780,9 @@ function gw05(ctx: CheckContext): Promise<Outcome> | Outcome {
   if (!ctx.options.networkProbes) {
     return { status: "skip", summary: "network probes disabled (--no-network-probes)" };
   }
+  if (ctx.cluster.isSnapshot) {
+    return { status: "skip", summary: "not probed: snapshot (host-side probes are not replayed)" };
+  }
   return probeUdp(ctx, ep.addresses[0], ep.port, field);
 }
 

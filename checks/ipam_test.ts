@@ -1,22 +1,21 @@
 import assert from "node:assert/strict";
-import { baseObjects, contextOf, find, inventoryOf, peersOf, viewOf } from "../tests/support/fixtures.ts";
+import {
+  baseObjects,
+  contextOf,
+  find,
+  inventoryOf,
+  peersOf,
+  runOnBase,
+  viewOf,
+} from "../tests/support/fixtures.ts";
 import type { K8sObject } from "../kube/source.ts";
 import type { CheckDef, Outcome } from "./types.ts";
 import { configurationConfigured, IPAM_CHECKS } from "./ipam.ts";
 
 const def = (id: string): CheckDef => IPAM_CHECKS.find((c) => c.id === id)!;
 
-async function run(
-  id: string,
-  cluster: "rome" | "milan",
-  mutate?: (o: K8sObject[]) => K8sObject[] | void,
-): Promise<Outcome> {
-  let objs = await baseObjects(cluster);
-  objs = mutate?.(objs) ?? objs;
-  const view = viewOf(inventoryOf(objs));
-  const peer = def(id).perPeer ? peersOf(view)[0] : null;
-  return await def(id).run(contextOf(view, { peer }));
-}
+const run = (id: string, cluster: "rome" | "milan", mutate?: (o: K8sObject[]) => K8sObject[] | void) =>
+  runOnBase(IPAM_CHECKS, id, cluster, mutate);
 
 async function dual(mutateMilan?: (o: K8sObject[]) => void): Promise<Outcome> {
   const rome = viewOf(inventoryOf(await baseObjects("rome")));

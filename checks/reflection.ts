@@ -313,6 +313,13 @@ function runRef03(ctx: CheckContext): Outcome {
   if (nsos.length === 0 && maps.length === 0) {
     return { status: "skip", summary: `no namespace offloaded with ${peerId}` };
   }
+  // A NamespaceOffloading selects clusters; one that never concerned this peer says nothing about it.
+  const concerned = nsos.some((n) => n.status?.remoteNamespacesConditions?.[peerId] !== undefined);
+  if (
+    maps.length === 0 && !concerned && ctx.peer!.foreignCluster?.status?.modules?.offloading?.enabled !== true
+  ) {
+    return { status: "skip", summary: `offloading not enabled with ${peerId}` };
+  }
   const fails: string[] = [];
   const warns: string[] = [];
   const evidence: string[] = [];

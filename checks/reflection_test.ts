@@ -1,21 +1,10 @@
 import assert from "node:assert/strict";
-import { baseObjects, contextOf, find, inventoryOf, peersOf, viewOf } from "../tests/support/fixtures.ts";
+import { find, runOnBase } from "../tests/support/fixtures.ts";
 import type { K8sObject } from "../kube/source.ts";
-import type { CheckDef, Outcome } from "./types.ts";
 import { REFLECTION_CHECKS } from "./reflection.ts";
 
-const def = (id: string): CheckDef => REFLECTION_CHECKS.find((c) => c.id === id)!;
-
-async function run(
-  id: string,
-  cluster: "rome" | "milan",
-  mutate?: (o: K8sObject[]) => K8sObject[] | void,
-): Promise<Outcome> {
-  let objs = await baseObjects(cluster);
-  objs = mutate?.(objs) ?? objs;
-  const view = viewOf(inventoryOf(objs));
-  return await def(id).run(contextOf(view, { peer: peersOf(view)[0] }));
-}
+const run = (id: string, cluster: "rome" | "milan", mutate?: (o: K8sObject[]) => K8sObject[] | void) =>
+  runOnBase(REFLECTION_CHECKS, id, cluster, mutate);
 
 // deno-lint-ignore no-explicit-any
 const cond = (o: any, type: string) => o.status.conditions.find((c: { type: string }) => c.type === type);

@@ -96,10 +96,14 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   const catalog = req.catalog ?? CATALOG;
   const kinds = kindsFor(catalog);
   const remoteSource = req.remote?.source ?? null;
-  const [local, remote] = await Promise.all([
+  const [local, loadedRemote] = await Promise.all([
     loadView(req.local, kinds),
     remoteSource ? loadView(remoteSource, kinds) : Promise.resolve(null),
   ]);
+  // Two kubeconfigs for one cluster: judge it once; the dual checks say why they cannot run.
+  const sameCluster = loadedRemote !== null && local.clusterId !== null &&
+    local.clusterId === loadedRemote.clusterId;
+  const remote = sameCluster ? null : loadedRemote;
   const localPeers = peersOf(local, req.peers);
   if (req.peers?.length) {
     const known = peersOf(local).map((p) => p.clusterId);
@@ -114,7 +118,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
       );
     }
   }
-  const pairing = remote ? pairPeers(local, localPeers, remote) : null;
+  const pairing = loadedRemote ? pairPeers(local, localPeers, loadedRemote) : null;
   const remotePeers = remote && pairing ? pairing.remotePeers : [];
 
   const sources = new Map<string, ClusterSource>([[local.name, req.local]]);
@@ -150,7 +154,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     liqoNamespace: v.liqoNamespace,
     liqoVersion: liqoVersionOf(v.inv),
   }));
-  if (req.remote && !remote && remoteSource === null) {
+  if (req.remote && !remote && !sameCluster) {
     clusters.push({
       name: "remote",
       clusterId: null,

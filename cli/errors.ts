@@ -86,13 +86,33 @@ const NETWORK_MESSAGE =
 
 const PERMISSION_MESSAGE = /Requires (\w+) access(?: to "([^"]*)")?/;
 
+const SYS_DESCRIPTORS = new Set([
+  "hostname",
+  "osRelease",
+  "osUptime",
+  "loadavg",
+  "networkInterfaces",
+  "systemMemoryInfo",
+  "uid",
+  "gid",
+  "cpus",
+  "homedir",
+  "username",
+  "statfs",
+  "getPriority",
+  "setPriority",
+  "userInfo",
+]);
+
 /** The Deno flag that grants a permission kind (`read`, `net`, …) for a target. */
 export function permissionFlag(kind: string, target?: string): string {
   switch (kind) {
     case "run":
       return target ? `--allow-run=${target.split("/").pop()}` : "--allow-run";
     case "sys":
-      return target ? `--allow-sys=${target}` : "--allow-sys";
+      // Only some targets are valid descriptors (Deno also asks for sys access when it loads the
+      // system CA store, with a target it does not accept back as a flag value).
+      return target && SYS_DESCRIPTORS.has(target) ? `--allow-sys=${target}` : "--allow-sys";
     default:
       return `--allow-${kind}`;
   }

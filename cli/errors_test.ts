@@ -102,6 +102,7 @@ Deno.test("toToolError: permission messages deep in the cause chain map to exact
 Deno.test("permissionFlag", () => {
   assert.equal(permissionFlag("run", "kubectl"), "--allow-run=kubectl");
   assert.equal(permissionFlag("sys", "hostname"), "--allow-sys=hostname");
+  assert.equal(permissionFlag("sys", "ca"), "--allow-sys");
   assert.equal(permissionFlag("net", "1.2.3.4:443"), "--allow-net");
 });
 

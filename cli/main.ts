@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --allow-env --allow-read --allow-net --allow-sys=uid,hostname,osRelease --allow-run=kubectl
+#!/usr/bin/env -S deno run --allow-env --allow-read --allow-write --allow-net --allow-sys --allow-run=kubectl
 /**
  * FlyingFish command line. Only commander is imported up front: every command loads its own
  * modules (and @kubernetes/client-node) when it runs, so `--help` stays fast.

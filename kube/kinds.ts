@@ -17,8 +17,43 @@ export interface KindSpec {
   readonly labelSelector?: string;
 }
 
+/** Stable id of a kind in {@link KINDS}. */
+export type KindId =
+  | "nodes"
+  | "namespaces"
+  | "pods"
+  | "services"
+  | "configmaps"
+  | "secrets"
+  | "endpointslices"
+  | "deployments"
+  | "daemonsets"
+  | "networkpolicies"
+  | "foreignclusters"
+  | "configurations"
+  | "connections"
+  | "gatewayservers"
+  | "gatewayclients"
+  | "publickeies"
+  | "internalnodes"
+  | "internalfabrics"
+  | "genevetunnels"
+  | "routeconfigurations"
+  | "firewallconfigurations"
+  | "wggatewayservers"
+  | "wggatewayclients"
+  | "networks"
+  | "ips"
+  | "identities"
+  | "tenants"
+  | "resourceslices"
+  | "namespaceoffloadings"
+  | "namespacemaps"
+  | "virtualnodes"
+  | "shadowendpointslices";
+
 /** Every kind the catalog may read, keyed by a stable id. */
-export const KINDS = {
+export const KINDS: Readonly<Record<KindId, KindSpec>> = {
   nodes: { group: "", version: "v1", plural: "nodes", kind: "Node", namespaced: false },
   namespaces: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
   pods: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
@@ -89,10 +124,7 @@ export const KINDS = {
   namespacemaps: liqo("offloading", "namespacemaps", "NamespaceMap"),
   virtualnodes: liqo("offloading", "virtualnodes", "VirtualNode"),
   shadowendpointslices: liqo("offloading", "shadowendpointslices", "ShadowEndpointSlice"),
-} as const satisfies Record<string, KindSpec>;
-
-/** Stable id of a kind in {@link KINDS}. */
-export type KindId = keyof typeof KINDS;
+};
 
 /** All kind ids, in a fixed order. */
 export const KIND_IDS: readonly KindId[] = Object.keys(KINDS) as KindId[];

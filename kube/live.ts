@@ -532,6 +532,16 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     container: string,
     command: readonly string[],
   ): Promise<ExecOutcome> {
+    const out = await execOnce(namespace, pod, container, command);
+    return out.ok ? { ...out, takenAt: Date.now() } : out;
+  }
+
+  async function execOnce(
+    namespace: string,
+    pod: string,
+    container: string,
+    command: readonly string[],
+  ): Promise<ExecOutcome> {
     if (execVia === "kubectl") {
       if (loaded.paths.length === 0) {
         return {

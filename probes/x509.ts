@@ -314,35 +314,51 @@ function parseDer(der: Uint8Array): CertificateInfo {
   }
 }
 
-function parseDerUnchecked(der: Uint8Array): CertificateInfo {
+/** The TLVs of a TBSCertificate, split but not interpreted. */
+interface TbsFields {
+  version: Tlv | null;
+  serial: Tlv;
+  issuer: Tlv;
+  notBefore: Tlv;
+  notAfter: Tlv;
+  subject: Tlv;
+  /** SubjectPublicKeyInfo, then unique identifiers / extensions. */
+  rest: Tlv[];
+}
+
+function splitTbs(der: Uint8Array): TbsFields {
   const cert = expect(der, 0, der.length, 0x30, "Certificate");
   const tbs = expect(der, cert.contentStart, cert.end, 0x30, "TBSCertificate");
   const fields = children(der, tbs, "TBSCertificate");
   let i = 0;
-  if (fields[i]?.tag === 0xa0) i++; // [0] EXPLICIT version
+  const version = fields[i]?.tag === 0xa0 ? fields[i++] : null; // [0] EXPLICIT version
   const serial = fields[i++];
   if (!serial || serial.tag !== 0x02) fail("TBSCertificate: missing serial number INTEGER");
   const sigAlg = fields[i++];
   if (!sigAlg || sigAlg.tag !== 0x30) fail("TBSCertificate: missing signature algorithm");
-  const issuerT = fields[i++];
-  if (!issuerT) fail("TBSCertificate: missing issuer");
-  const issuer = readName(der, issuerT, "issuer");
+  const issuer = fields[i++];
+  if (!issuer) fail("TBSCertificate: missing issuer");
   const validity = fields[i++];
   if (!validity || validity.tag !== 0x30) fail("TBSCertificate: missing validity");
-  const [nb, na] = children(der, validity, "validity");
-  if (!nb || !na) fail("validity: expected notBefore and notAfter");
-  const subjectT = fields[i++];
-  if (!subjectT) fail("TBSCertificate: missing subject");
-  const subject = readName(der, subjectT, "subject");
+  const [notBefore, notAfter] = children(der, validity, "validity");
+  if (!notBefore || !notAfter) fail("validity: expected notBefore and notAfter");
+  const subject = fields[i++];
+  if (!subject) fail("TBSCertificate: missing subject");
+  return { version, serial, issuer, notBefore, notAfter, subject, rest: fields.slice(i) };
+}
 
-  let serialBytes = der.subarray(serial.contentStart, serial.end);
+function parseDerUnchecked(der: Uint8Array, f: TbsFields = splitTbs(der)): CertificateInfo {
+  const issuer = readName(der, f.issuer, "issuer");
+  const subject = readName(der, f.subject, "subject");
+
+  let serialBytes = der.subarray(f.serial.contentStart, f.serial.end);
   while (serialBytes.length > 1 && serialBytes[0] === 0) serialBytes = serialBytes.subarray(1);
   const flat = subject.rdns.flat();
   return {
     subject: subject.text,
     issuer: issuer.text,
-    notBefore: readTime(der, nb, "notBefore"),
-    notAfter: readTime(der, na, "notAfter"),
+    notBefore: readTime(der, f.notBefore, "notBefore"),
+    notAfter: readTime(der, f.notAfter, "notAfter"),
     serialHex: Array.from(serialBytes, hex2).join("").toUpperCase(),
     commonName: flat.find((a) => a.type === "CN" && !a.raw)?.value ?? null,
     organizations: flat.filter((a) => a.type === "O" && !a.raw).map((a) => a.value),
@@ -370,5 +386,52 @@ export function tryParseCertificate(
     return { ok: true, cert: parseCertificate(input) };
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * Verbatim DER pieces of a certificate's TBSCertificate plus its validity, for code that re-issues a
+ * certificate with other dates (the test API server shifts scenario certificates to "now").
+ */
+export interface CertificateDerParts {
+  /** The `[0] EXPLICIT` version TLV, or null when absent (v1). */
+  version: Uint8Array | null;
+  /** The serialNumber INTEGER TLV. */
+  serial: Uint8Array;
+  /** The issuer Name TLV (exact bytes, string types preserved). */
+  issuer: Uint8Array;
+  notBefore: Date;
+  notAfter: Date;
+  /** The subject Name TLV (exact bytes, string types preserved). */
+  subject: Uint8Array;
+  /** The TLVs after the subject: SubjectPublicKeyInfo, then unique identifiers / `[3]` extensions. */
+  rest: Uint8Array[];
+}
+
+/**
+ * Splits the first certificate of any input form {@link parseCertificate} accepts into its DER pieces
+ * (names, serial, key and extensions verbatim; validity parsed). Throws {@link CertificateParseError}.
+ */
+export function certificateDerParts(input: string | Uint8Array): CertificateDerParts {
+  const der = toDerList(input)[0];
+  try {
+    const f = splitTbs(der);
+    const info = parseDerUnchecked(der, f); // full validation (names, times) before handing out pieces
+    const raw = (t: Tlv): Uint8Array => der.slice(t.start, t.end);
+    return {
+      version: f.version ? raw(f.version) : null,
+      serial: raw(f.serial),
+      issuer: raw(f.issuer),
+      notBefore: info.notBefore,
+      notAfter: info.notAfter,
+      subject: raw(f.subject),
+      rest: f.rest.map(raw),
+    };
+  } catch (e) {
+    if (e instanceof CertificateParseError) throw e;
+    throw new CertificateParseError(
+      "structure",
+      `malformed certificate: ${e instanceof Error ? e.message : e}`,
+    );
   }
 }

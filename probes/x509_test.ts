@@ -37,7 +37,7 @@ Deno.test("parses Liqo Identity signedCRT (base64 of PEM) from testdata", () => 
   assert.equal(cp.serialHex, "07D1");
   for (const id of ids) {
     const r = tryParseCertificate(id.spec!.authParams!.signedCRT!);
-    assert.equal(r.ok, true, id.metadata?.name);
+    assert.equal(r.ok, true, String(id.metadata?.name));
   }
 });
 

@@ -103,7 +103,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
       title: "Tunnel MTU matches",
       layer: "tunnel",
       status: "skip",
-      summary: "needs --remote-kubeconfig",
+      summary: "no InternalFabric yet (gateway not configured)",
       durationMs: 0,
     }),
   ];

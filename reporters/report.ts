@@ -4,13 +4,108 @@
  * renames or removals bump `SCHEMA_VERSION`.
  */
 import { z } from "zod";
-import { type CheckResult, LAYERS, type Status, STATUSES } from "../checks/types.ts";
+import { type CheckResult, type Layer, LAYERS, type Status, STATUSES } from "../checks/types.ts";
 
 /** Version of the report document shape. */
 export const SCHEMA_VERSION = "1";
 
+/** One cluster the run looked at. */
+export interface ClusterInfo {
+  name: string;
+  clusterId: string | null;
+  context: string;
+  server: string;
+  role: "local" | "remote";
+  liqoNamespace: string | null;
+  liqoVersion: string | null;
+}
+
+/** One peer (ForeignCluster) as seen from one cluster. */
+export interface PeerInfo {
+  cluster: string;
+  clusterId: string;
+  role: string;
+  tenantNamespace: string | null;
+}
+
+/** The first broken link. */
+export interface DiagnosisInfo {
+  id: string;
+  layer: Layer;
+  peer: string | null;
+  cluster: string;
+  summary: string;
+  remediation: string | null;
+}
+
+/** Status counts. */
+export interface ReportSummary {
+  pass: number;
+  warn: number;
+  fail: number;
+  skip: number;
+  unknown: number;
+  total: number;
+}
+
+/** A condition of a ForeignCluster module. */
+export interface ModuleCondition {
+  type: string;
+  status: string;
+  since: string | null;
+}
+
+/** A ForeignCluster row of the peering dump. */
+export interface ForeignClusterRow {
+  cluster: string;
+  name: string;
+  role: string;
+  age: string;
+  modules: { name: string; enabled: boolean; conditions: ModuleCondition[] }[];
+}
+
+/** A titled table of the peering dump. */
+export interface DumpTable {
+  title: string;
+  columns: string[];
+  rows: string[][];
+}
+
+/** The peering dump. */
+export interface PeeringDump {
+  foreignClusters: ForeignClusterRow[];
+  tables: DumpTable[];
+}
+
+/** A cheat sheet entry. */
+export interface CheatSheetEntry {
+  title: string;
+  value: string;
+  command: string | null;
+  cluster: string | null;
+  peer: string | null;
+}
+
+/** The report document (`flyingfish check -o json`). */
+export interface Report {
+  schemaVersion: typeof SCHEMA_VERSION;
+  tool: { name: "flyingfish"; version: string };
+  generatedAt: string;
+  mode: "live" | "snapshot";
+  snapshotTakenAt: string | null;
+  clusters: ClusterInfo[];
+  peers: PeerInfo[];
+  results: CheckResult[];
+  diagnosis: DiagnosisInfo | null;
+  summary: ReportSummary;
+  exitCode: number;
+  durationMs: number;
+  peering: PeeringDump | null;
+  cheatSheet: CheatSheetEntry[];
+}
+
 /** Zod schema of one check result (mirrors `CheckResult` in checks/types.ts). */
-export const CheckResultSchema = z.object({
+export const CheckResultSchema: z.ZodType<CheckResult> = z.object({
   id: z.string().describe("Stable check ID, e.g. GW-02"),
   title: z.string(),
   layer: z.enum(LAYERS),
@@ -26,8 +121,8 @@ export const CheckResultSchema = z.object({
   durationMs: z.number().nonnegative(),
 });
 
-/** One cluster the run looked at. */
-export const ClusterInfoSchema = z.object({
+/** Zod schema of {@link ClusterInfo}. */
+export const ClusterInfoSchema: z.ZodType<ClusterInfo> = z.object({
   name: z.string().describe("Display name: the Liqo cluster ID when known, else the kubeconfig context"),
   clusterId: z.string().nullable(),
   context: z.string(),
@@ -37,16 +132,16 @@ export const ClusterInfoSchema = z.object({
   liqoVersion: z.string().nullable(),
 });
 
-/** One peer (ForeignCluster) as seen from one cluster. */
-export const PeerInfoSchema = z.object({
+/** Zod schema of {@link PeerInfo}. */
+export const PeerInfoSchema: z.ZodType<PeerInfo> = z.object({
   cluster: z.string().describe("Cluster that holds the ForeignCluster"),
   clusterId: z.string().describe("Remote cluster ID (spec.clusterID)"),
   role: z.string().describe("ForeignCluster status.role"),
   tenantNamespace: z.string().nullable(),
 });
 
-/** The first broken link. */
-export const DiagnosisSchema = z.object({
+/** Zod schema of {@link DiagnosisInfo}. */
+export const DiagnosisSchema: z.ZodType<DiagnosisInfo> = z.object({
   id: z.string(),
   layer: z.enum(LAYERS),
   peer: z.string().nullable(),
@@ -55,8 +150,8 @@ export const DiagnosisSchema = z.object({
   remediation: z.string().nullable(),
 });
 
-/** Status counts. */
-export const SummarySchema = z.object({
+/** Zod schema of {@link ReportSummary}. */
+export const SummarySchema: z.ZodType<ReportSummary> = z.object({
   pass: z.int().nonnegative(),
   warn: z.int().nonnegative(),
   fail: z.int().nonnegative(),
@@ -65,15 +160,17 @@ export const SummarySchema = z.object({
   total: z.int().nonnegative(),
 });
 
-/** A condition of a ForeignCluster module. */
-export const ModuleConditionSchema = z.object({
+/** Zod schema of {@link ModuleCondition}. */
+export const ModuleConditionSchema: z.ZodType<ModuleCondition> = z.object({
   type: z.string(),
   status: z.string(),
-  since: z.string().nullable().describe("lastTransitionTime, if any"),
+  since: z.string().nullable().describe(
+    "How long the condition has held (from lastTransitionTime), if known",
+  ),
 });
 
-/** A ForeignCluster row of the peering dump. */
-export const ForeignClusterRowSchema = z.object({
+/** Zod schema of {@link ForeignClusterRow}. */
+export const ForeignClusterRowSchema: z.ZodType<ForeignClusterRow> = z.object({
   cluster: z.string().describe("Cluster that holds the ForeignCluster"),
   name: z.string(),
   role: z.string(),
@@ -85,23 +182,23 @@ export const ForeignClusterRowSchema = z.object({
   })),
 });
 
-/** A titled table of the peering dump (ResourceSlices, Identities, Tenants, …). */
-export const DumpTableSchema = z.object({
+/** Zod schema of {@link DumpTable}. */
+export const DumpTableSchema: z.ZodType<DumpTable> = z.object({
   title: z.string(),
   columns: z.array(z.string()),
   rows: z.array(z.array(z.string())),
 });
 
-/** The peering resource dump. */
-export const PeeringDumpSchema = z.object({
+/** Zod schema of {@link PeeringDump}. */
+export const PeeringDumpSchema: z.ZodType<PeeringDump> = z.object({
   foreignClusters: z.array(ForeignClusterRowSchema),
   tables: z.array(DumpTableSchema).describe(
     "ResourceSlices, Identities, Tenants, NamespaceOffloadings, virtual nodes — one table each",
   ),
 });
 
-/** One entry of the manual test cheat sheet. */
-export const CheatSheetEntrySchema = z.object({
+/** Zod schema of {@link CheatSheetEntry}. */
+export const CheatSheetEntrySchema: z.ZodType<CheatSheetEntry> = z.object({
   title: z.string(),
   value: z.string().describe("The concrete IP, port, CIDR or MTU discovered"),
   command: z.string().nullable().describe("A ready-to-paste command"),
@@ -109,8 +206,7 @@ export const CheatSheetEntrySchema = z.object({
   peer: z.string().nullable(),
 });
 
-/** The whole report document (`flyingfish check -o json`). */
-export const ReportSchema = z.object({
+const reportObject = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.literal("flyingfish"), version: z.string() }),
   generatedAt: z.iso.datetime({ offset: true }).describe("RFC 3339"),
@@ -130,27 +226,16 @@ export const ReportSchema = z.object({
   description: "Result of a flyingfish check run (Liqo inter-cluster connectivity diagnosis)",
 });
 
-/** The report document. */
-export type Report = z.infer<typeof ReportSchema>;
-/** A cluster of the report. */
-export type ClusterInfo = z.infer<typeof ClusterInfoSchema>;
-/** A peer of the report. */
-export type PeerInfo = z.infer<typeof PeerInfoSchema>;
-/** The peering dump. */
-export type PeeringDump = z.infer<typeof PeeringDumpSchema>;
-/** A ForeignCluster row of the peering dump. */
-export type ForeignClusterRow = z.infer<typeof ForeignClusterRowSchema>;
-/** A titled table of the peering dump. */
-export type DumpTable = z.infer<typeof DumpTableSchema>;
-/** A cheat sheet entry. */
-export type CheatSheetEntry = z.infer<typeof CheatSheetEntrySchema>;
-/** The status counts. */
-export type ReportSummary = z.infer<typeof SummarySchema>;
+/** The whole report document (`flyingfish check -o json`). */
+export const ReportSchema: z.ZodType<Report> = reportObject;
 
-// Compile-time guard: the schema's result type and checks/types.ts CheckResult stay in step.
+/** Top-level keys of the report, in schema (output) order. */
+export const REPORT_KEYS: readonly string[] = Object.keys(reportObject.shape);
+
+// Compile-time guard: the zod schema and the hand-written Report interface stay in step.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _resultShapeMatches: Same<z.infer<typeof CheckResultSchema>, CheckResult> = true;
-void _resultShapeMatches;
+const _reportShapeMatches: Same<z.infer<typeof reportObject>, Report> = true;
+void _reportShapeMatches;
 
 /** The JSON Schema (draft 2020-12) of the report, generated from `ReportSchema`. */
 export function jsonSchema(): Record<string, unknown> {

@@ -6,6 +6,7 @@
  * and the diagnosis. Strings from the cluster are stripped of control characters, so a hostile
  * object name cannot move the cursor or recolour the terminal.
  */
+import { NEEDS_REMOTE } from "../checks/engine.ts";
 import { createColors } from "picocolors";
 import { type CheckResult, type Layer, LAYER_TITLES, LAYERS, type Status } from "../checks/types.ts";
 import {
@@ -279,6 +280,10 @@ function makeCtx(report: Report, c: Colors, verbose: boolean): LineCtx {
   return { c, scopes, titleWidth, verbose };
 }
 
+function isNeedsRemote(r: CheckResult): boolean {
+  return r.status === "skip" && r.summary === NEEDS_REMOTE;
+}
+
 /** Renders the text report. Ends with a newline. */
 export function renderText(report: Report, opts: TextOptions): string {
   const c = createColors(opts.color);
@@ -291,11 +296,17 @@ export function renderText(report: Report, opts: TextOptions): string {
     if (!clusterOrder.has(r.cluster)) clusterOrder.set(r.cluster, clusterOrder.size);
   }
   const first = out.length;
+  // Checks that need --remote-kubeconfig are one closing line, not a skip per layer and peer.
+  const needsRemote = opts.verbose ? [] : report.results.filter(isNeedsRemote);
   for (const layer of LAYERS) {
-    const rs = report.results.filter((r) => r.layer === layer);
+    const rs = report.results.filter((r) => r.layer === layer && !needsRemote.includes(r));
     if (!rs.length) continue;
     if (out.length > first) out.push("");
     out.push(...layerBlock(layer, rs, ctx, clusterOrder));
+  }
+  if (needsRemote.length) {
+    const ids = [...new Set(needsRemote.map((r) => r.id))];
+    out.push("", c.dim(` ${MARKS.skip} ${ids.join(" ")}: ${NEEDS_REMOTE} (both ends of the peering)`));
   }
   if (opts.verbose) out.push(...verboseSections(report, c));
   out.push("", ` ${c.dim(RULE)}`, countLine(report.summary, report.durationMs, c), ...tail);

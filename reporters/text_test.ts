@@ -164,3 +164,25 @@ Deno.test("LiveChecklist with colour uses erase-line; off a TTY prints the repor
   quiet.finish(report);
   assert.deepEqual(plain, [renderText(report, PLAIN)]);
 });
+
+Deno.test("text: checks that need --remote-kubeconfig are one closing line, not a skip per peer", () => {
+  const r = sampleReport();
+  const dual = (id: string, peer: string) => ({
+    ...r.results[0],
+    id,
+    peer,
+    status: "skip" as const,
+    summary: "needs --remote-kubeconfig",
+  });
+  const out = renderText(
+    sampleReport({ results: [...r.results, dual("GW-04", "rome-4b2a9e"), dual("GW-04", "paris-77c0aa")] }),
+    PLAIN,
+  );
+  assert.equal(out.split("\n").filter((l) => l.includes("GW-04")).length, 1);
+  assert.match(out, /- GW-04: needs --remote-kubeconfig/);
+  const verbose = renderText(
+    sampleReport({ results: [...r.results, dual("GW-04", "rome-4b2a9e")] }),
+    { ...PLAIN, verbose: true },
+  );
+  assert.match(verbose, /GW-04 /);
+});

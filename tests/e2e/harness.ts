@@ -11,7 +11,6 @@ export const CLI_PERMISSIONS: string[] = [
   "--allow-env",
   "--allow-read",
   "--allow-net=127.0.0.1",
-  "--allow-sys=uid,hostname,osRelease",
 ];
 
 const REPO_ROOT = new URL("../../", import.meta.url);

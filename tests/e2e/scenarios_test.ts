@@ -43,6 +43,10 @@ for (const name of await listScenarios()) {
         }`,
       );
       assertExpected(scenario, run);
+      const keys = run.report.results.map((r: { id: string; cluster: string; peer: string | null }) =>
+        `${r.id}@${r.cluster}#${r.peer ?? ""}`
+      );
+      assert.deepEqual(keys.filter((k: string, i: number) => keys.indexOf(k) !== i), [], "each result once");
       assertAllFormats(run.report, name);
       for (const c of Object.values(run.served.clusters)) if (c) assertPassiveAndListedOnce(name, c);
     },

@@ -1,7 +1,7 @@
 /**
  * Loads test scenarios (testdata/scenarios/<name>/scenario.yaml, see testdata/README.md), builds
- * what each fake cluster serves (base + overlays - deletes + merge patches, timestamps shifted to
- * now, WireGuard state merged) and serves them.
+ * what each fake cluster serves (base + overlays - deletes + merge patches, timestamps and embedded
+ * X.509 certificates shifted to now, WireGuard state merged) and serves them.
  */
 import { parse, parseAllDocuments } from "yaml";
 import { z } from "zod";
@@ -9,6 +9,7 @@ import type { K8sObject } from "../../kube/source.ts";
 import type { Status } from "../../checks/types.ts";
 import type { WireguardState } from "./exec.ts";
 import { type FakeCluster, type FakeClusterConfig, kubeconfigFor, startFakeCluster } from "./server.ts";
+import { generateTlsMaterial, shiftPemCertificates } from "./tls.ts";
 
 /** The base examples' time; scenario timestamps are shifted by (now - referenceTime). */
 export const DEFAULT_REFERENCE_TIME = "2026-11-30T02:30:00Z";
@@ -258,6 +259,80 @@ export function shiftTimestamps<T>(v: T, deltaMs: number): T {
   return v;
 }
 
+const PEM_CERTIFICATE = "-----BEGIN CERTIFICATE-----";
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The PEM text a string carries when it holds a certificate: the string itself (raw PEM) or its
+ * base64 decoding (as a binary string) when that is PEM; null otherwise. CSRs ("BEGIN CERTIFICATE
+ * REQUEST") alone do not count.
+ */
+function pemCarried(s: string): { pem: string; base64: boolean } | null {
+  if (s.includes(PEM_CERTIFICATE)) return { pem: s, base64: false };
+  if (s.length < 64) return null;
+  const clean = s.replace(/\s+/g, "");
+  if (clean.length % 4 !== 0 || !BASE64.test(clean)) return null;
+  let bin: string;
+  try {
+    bin = atob(clean);
+  } catch {
+    return null;
+  }
+  return bin.includes(PEM_CERTIFICATE) ? { pem: bin, base64: true } : null;
+}
+
+/** Base64 of a binary string, wrapped like `like` (one line, or lines of its first line's width). */
+function base64Like(bin: string, like: string): string {
+  const b64 = btoa(bin);
+  const lines = like.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length < 2) return like.endsWith("\n") ? `${b64}\n` : b64;
+  const width = lines[0].trim().length;
+  const wrapped = b64.match(new RegExp(`.{1,${width}}`, "g"))?.join("\n") ?? b64;
+  return like.endsWith("\n") ? `${wrapped}\n` : wrapped;
+}
+
+/**
+ * Re-issues every X.509 certificate carried by a string of `v` (raw PEM, or base64 of PEM as in
+ * Identity `spec.authParams.signedCRT` / `ca` and Secret data) with notBefore/notAfter moved by
+ * `deltaMs`, keeping the string's shape (see tls.ts shiftPemCertificates: same names, serial, key and
+ * extensions, signed by a throw-away key). Without this, certificate expiry checks would depend on the
+ * wall clock while every other scenario time follows "now". Returns `v` itself when `deltaMs` is 0.
+ */
+export async function shiftCertificates<T>(v: T, deltaMs: number): Promise<T> {
+  if (deltaMs === 0) return v;
+  const pending = new Map<string, Promise<string> | null>();
+  const collect = (x: unknown): void => {
+    if (typeof x === "string") {
+      if (pending.has(x)) return;
+      const c = pemCarried(x);
+      pending.set(
+        x,
+        c === null
+          ? null
+          : shiftPemCertificates(c.pem, deltaMs).then((pem) =>
+            pem === c.pem ? x : c.base64 ? base64Like(pem, x) : pem
+          ),
+      );
+    } else if (Array.isArray(x)) x.forEach(collect);
+    else if (x !== null && typeof x === "object") Object.values(x).forEach(collect);
+  };
+  collect(v);
+  const jobs = [...pending].filter((e): e is [string, Promise<string>] => e[1] !== null);
+  const shifted = new Map(await Promise.all(jobs.map(async ([k, p]) => [k, await p] as const)));
+  if (shifted.size === 0) return v;
+  const replace = (x: unknown): unknown => {
+    if (typeof x === "string") return shifted.get(x) ?? x;
+    if (Array.isArray(x)) return x.map(replace);
+    if (x !== null && typeof x === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, y] of Object.entries(x)) out[k] = replace(y);
+      return out;
+    }
+    return x;
+  };
+  return replace(v) as T;
+}
+
 function parseWireguard(text: string, source: string): WireguardState {
   const r = WireguardStateSchema.safeParse(parse(text) ?? {});
   if (!r.success) throw new Error(`invalid WireGuard state ${source}:\n${formatZodError(r.error)}`);
@@ -324,7 +399,7 @@ export async function buildClusterConfig(
   const delta = now.getTime() - Date.parse(s.referenceTime);
   return {
     name: cluster,
-    objects: shiftTimestamps(objects, delta),
+    objects: await shiftCertificates(shiftTimestamps(objects, delta), delta),
     wireguard,
     forbid: c.forbid,
     latencyMs: c.latencyMs,
@@ -364,7 +439,9 @@ export async function serveScenario(
       if (s.clusters[name].down) {
         const port = closedPort();
         const url = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
-        downConfigs[name] = kubeconfigFor(name, url, null, "ff-unreachable");
+        // A real kubeconfig carries its cluster's CA: give the unreachable one a (throw-away) CA too.
+        const ca = tls ? (await generateTlsMaterial()).caPem : null;
+        downConfigs[name] = kubeconfigFor(name, url, ca, "ff-unreachable");
         clusters[name] = null;
         continue;
       }

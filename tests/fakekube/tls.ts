@@ -1,8 +1,10 @@
 /**
  * TLS material for the fake API server, made with Web Crypto only (no openssl, no files): an ECDSA
  * P-256 CA and a server certificate for 127.0.0.1/localhost signed by it, encoded with a small
- * hand-written DER encoder.
+ * hand-written DER encoder. Also re-issues scenario certificates with a shifted validity window
+ * ({@link shiftPemCertificates}).
  */
+import { certificateDerParts, CertificateParseError } from "../../probes/x509.ts";
 
 /** PEM-encoded CA certificate, server certificate and server private key (PKCS#8). */
 export interface TlsMaterial {
@@ -80,7 +82,8 @@ function derTime(d: Date): Uint8Array {
     p(d.getUTCSeconds())
   }Z`;
   const y = d.getUTCFullYear();
-  if (y < 2050) return tlv(0x17, new TextEncoder().encode(`${p(y % 100)}${rest}`));
+  // RFC 5280 4.1.2.5: UTCTime for 1950-2049, GeneralizedTime otherwise.
+  if (y >= 1950 && y < 2050) return tlv(0x17, new TextEncoder().encode(`${p(y % 100)}${rest}`));
   return tlv(0x18, new TextEncoder().encode(`${y}${rest}`));
 }
 
@@ -117,13 +120,14 @@ function ecdsaSigToDer(raw: Uint8Array): Uint8Array {
   return seq(derInteger(raw.slice(0, half)), derInteger(raw.slice(half)));
 }
 
-function toPem(label: string, der: Uint8Array): string {
-  let b64 = "";
-  const chunk = 0x8000;
+function base64Of(der: Uint8Array): string {
   let bin = "";
-  for (let i = 0; i < der.length; i += chunk) bin += String.fromCharCode(...der.subarray(i, i + chunk));
-  b64 = btoa(bin);
-  const lines = b64.match(/.{1,64}/g) ?? [];
+  for (let i = 0; i < der.length; i += 0x8000) bin += String.fromCharCode(...der.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+function toPem(label: string, der: Uint8Array): string {
+  const lines = base64Of(der).match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
 }
 
@@ -219,4 +223,104 @@ export async function generateTlsMaterial(): Promise<TlsMaterial> {
     certPem: toPem("CERTIFICATE", srvDer),
     keyPem: toPem("PRIVATE KEY", pkcs8),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Re-issuing scenario certificates with a shifted validity window
+
+/**
+ * One throw-away P-256 key per process, made on first use, signs every re-issued certificate.
+ * FlyingFish never verifies certificate signatures (probes/x509.ts only reads names and dates), so
+ * the re-issued certificates need not chain to anything; they only have to be well-formed X.509.
+ */
+let reissueKey: Promise<CryptoKey> | null = null;
+
+function reissueSigningKey(): Promise<CryptoKey> {
+  reissueKey ??= (crypto.subtle.generateKey(ECDSA, false, ["sign"]) as Promise<CryptoKeyPair>)
+    .then((k) => k.privateKey);
+  return reissueKey;
+}
+
+/**
+ * Re-issued certificates by "deltaMs|base64 of the original DER". ECDSA signatures are randomised, so
+ * without this the same certificate served twice (e.g. a CA in several objects, or in both clusters
+ * of a scenario) would come out as different bytes. Bounded: cleared when it grows large.
+ */
+const reissued = new Map<string, Promise<Uint8Array>>();
+const REISSUED_MAX = 512;
+
+/**
+ * Re-issues the DER certificate `der` with notBefore and notAfter moved by `deltaMs` (truncated to
+ * whole seconds, like the scenario timestamps). Version, serial, issuer and subject names, public key
+ * and extensions are copied verbatim; the signature (ecdsa-with-SHA256) is made with a throw-away key
+ * made once per process, so it does not verify against the original issuer. Identical inputs
+ * give identical bytes within a process. Rejects with CertificateParseError when `der` is not a
+ * certificate.
+ */
+export function reissueCertificate(der: Uint8Array, deltaMs: number): Promise<Uint8Array> {
+  const key = `${deltaMs}|${base64Of(der)}`;
+  const hit = reissued.get(key);
+  if (hit) return hit;
+  const job = (async (): Promise<Uint8Array> => {
+    const parts = certificateDerParts(der);
+    const algId = seq(derOid(OID.ecdsaWithSha256));
+    const tbs = seq(
+      ...(parts.version ? [parts.version] : []),
+      parts.serial,
+      algId,
+      parts.issuer,
+      seq(
+        derTime(new Date(parts.notBefore.getTime() + deltaMs)),
+        derTime(new Date(parts.notAfter.getTime() + deltaMs)),
+      ),
+      parts.subject,
+      ...parts.rest,
+    );
+    const sig = new Uint8Array(
+      await crypto.subtle.sign(
+        { name: "ECDSA", hash: "SHA-256" },
+        await reissueSigningKey(),
+        tbs as BufferSource,
+      ),
+    );
+    return seq(tbs, algId, bitString(ecdsaSigToDer(sig)));
+  })();
+  if (reissued.size >= REISSUED_MAX) reissued.clear();
+  reissued.set(key, job);
+  job.catch(() => reissued.delete(key));
+  return job;
+}
+
+const CERT_BLOCK = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]*?)-----END CERTIFICATE-----/g;
+
+/**
+ * Re-issues every `CERTIFICATE` block of PEM text with its validity moved by `deltaMs` (see
+ * {@link reissueCertificate}); other blocks (keys, CSRs), text around blocks, and blocks that do not
+ * parse as certificates are kept as they are. Returns `pem` itself when `deltaMs` is 0.
+ */
+export async function shiftPemCertificates(pem: string, deltaMs: number): Promise<string> {
+  if (deltaMs === 0) return pem;
+  const blocks = [...pem.matchAll(CERT_BLOCK)];
+  if (blocks.length === 0) return pem;
+  const replacements = await Promise.all(blocks.map(async (m): Promise<string> => {
+    let der: Uint8Array;
+    try {
+      der = Uint8Array.from(atob(m[1].replace(/\s+/g, "")), (c) => c.charCodeAt(0));
+    } catch {
+      return m[0]; // not base64: serve it unchanged
+    }
+    try {
+      return toPem("CERTIFICATE", await reissueCertificate(der, deltaMs)).trimEnd();
+    } catch (e) {
+      if (e instanceof CertificateParseError) return m[0]; // not a certificate: serve it unchanged
+      throw e;
+    }
+  }));
+  let out = "";
+  let last = 0;
+  blocks.forEach((m, i) => {
+    out += pem.slice(last, m.index) + replacements[i];
+    last = m.index + m[0].length;
+  });
+  return out + pem.slice(last);
 }

@@ -7,7 +7,14 @@ import { Inventory } from "../../kube/inventory.ts";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
 import { clusterIdOf, liqoNamespaceOf, tenantNamespaceOf } from "../../kube/liqo.ts";
-import type { CheckContext, ClusterView, PeerView, RunOptions } from "../../checks/types.ts";
+import type {
+  CheckContext,
+  CheckDef,
+  ClusterView,
+  Outcome,
+  PeerView,
+  RunOptions,
+} from "../../checks/types.ts";
 import type { ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "../../probes/hub.ts";
 
 /** Reference time of the base examples. */
@@ -121,4 +128,23 @@ export function find(objects: K8sObject[], kind: string, name: string, namespace
   );
   if (!o) throw new Error(`fixture has no ${kind} ${namespace ? namespace + "/" : ""}${name}`);
   return o;
+}
+
+/**
+ * Runs one check of `checks` on a base example cluster, after `mutate` (which may edit the objects
+ * in place or return a new list); peer-scoped checks run for the cluster's first peer.
+ */
+export async function runOnBase(
+  checks: readonly CheckDef[],
+  id: string,
+  cluster: "rome" | "milan",
+  mutate?: (o: K8sObject[]) => K8sObject[] | void,
+): Promise<Outcome> {
+  const def = checks.find((c) => c.id === id);
+  if (!def) throw new Error(`no check ${id} in this catalog slice`);
+  let objs = await baseObjects(cluster);
+  objs = mutate?.(objs) ?? objs;
+  const view = viewOf(inventoryOf(objs));
+  const peer = def.perPeer ? peersOf(view)[0] : null;
+  return await def.run(contextOf(view, { peer }));
 }
