@@ -20,6 +20,7 @@ import {
   REMOTE_ID_LABEL,
 } from "../kube/liqo.ts";
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../probes/cidr.ts";
+import { PRECISE_UDP_UNAVAILABLE } from "../probes/udp.ts";
 
 /** The three containers of a gateway pod (FACTS §4.2). */
 export const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
@@ -801,15 +802,20 @@ async function probeUdp(ctx: CheckContext, host: string, port: number, field: st
         evidence,
         remediation: `# check the Service/port mapping and any firewall between here and ${host}\n${nc}`,
       };
-    case "silence":
+    case "silence": {
+      // --udp-precise may have fallen back to the default probe (no --allow-ffi): then ICMP was not watched.
+      const precise = ctx.options.preciseUdp && !r.detail.includes(PRECISE_UDP_UNAVAILABLE);
       return {
         status: "unknown",
-        summary: ctx.options.preciseUdp
+        summary: precise
           ? `no reply and no ICMP refusal from ${host}:${port} — WireGuard ignores unauthenticated packets, or a firewall drops silently`
           : `no reply from ${host}:${port} — normal for WireGuard, which ignores unauthenticated packets; ` +
-            `run with --udp-precise to detect ICMP refusals`,
+            (ctx.options.preciseUdp
+              ? "--udp-precise could not run (see evidence), so ICMP refusals were not seen"
+              : "run with --udp-precise to detect ICMP refusals"),
         evidence,
       };
+    }
     default:
       return { status: "unknown", summary: `UDP probe not possible: ${r.detail}`, evidence };
   }

@@ -21,6 +21,9 @@ export interface UdpProbeOptions {
 export const SILENCE_DETAIL =
   "no reply (normal for WireGuard, which ignores unauthenticated packets; a closed port also looks like this without --udp-precise)";
 
+/** Marks a detail whose precise (--udp-precise) probe could not run and fell back to the default mode. */
+export const PRECISE_UDP_UNAVAILABLE = "precise mode unavailable";
+
 /**
  * Payload: the size of a WireGuard handshake initiation (148 bytes) with message type 1 and
  * zeroed fields. A WireGuard peer drops it silently (its MAC1 is invalid); it never completes or
@@ -75,7 +78,7 @@ export async function probeUdp(host: string, port: number, opts: UdpProbeOptions
       payload: probePayload(),
     });
     if (precise.outcome !== "unavailable" || precise.detail === "aborted") return precise;
-    fallbackNote = ` [precise mode unavailable: ${precise.detail}]`;
+    fallbackNote = ` [${PRECISE_UDP_UNAVAILABLE}: ${precise.detail}]`;
   }
   if (opts.signal?.aborted) return { outcome: "unavailable", detail: "aborted" };
 

@@ -284,6 +284,14 @@ function isNeedsRemote(r: CheckResult): boolean {
   return r.status === "skip" && r.summary === NEEDS_REMOTE;
 }
 
+/** One closing line naming the checks that need --remote-kubeconfig (none when there are none). */
+function needsRemoteLines(results: readonly CheckResult[], c: Colors): string[] {
+  const ids = [...new Set(results.filter(isNeedsRemote).map((r) => r.id))];
+  return ids.length
+    ? ["", c.dim(` ${MARKS.skip} ${ids.join(" ")}: ${NEEDS_REMOTE} (both ends of the peering)`)]
+    : [];
+}
+
 /** Renders the text report. Ends with a newline. */
 export function renderText(report: Report, opts: TextOptions): string {
   const c = createColors(opts.color);
@@ -304,10 +312,7 @@ export function renderText(report: Report, opts: TextOptions): string {
     if (out.length > first) out.push("");
     out.push(...layerBlock(layer, rs, ctx, clusterOrder));
   }
-  if (needsRemote.length) {
-    const ids = [...new Set(needsRemote.map((r) => r.id))];
-    out.push("", c.dim(` ${MARKS.skip} ${ids.join(" ")}: ${NEEDS_REMOTE} (both ends of the peering)`));
-  }
+  out.push(...needsRemoteLines(needsRemote, c));
   if (opts.verbose) out.push(...verboseSections(report, c));
   out.push("", ` ${c.dim(RULE)}`, countLine(report.summary, report.durationMs, c), ...tail);
   return out.join("\n") + "\n";
@@ -372,6 +377,7 @@ export class LiveChecklist {
   result(r: CheckResult): void {
     if (!this.#tty || this.#finished) return;
     this.#running.delete(groupKey(r) + `\u0000${r.id}`);
+    if (!this.#opts.verbose && isNeedsRemote(r)) return; // summarised in one line by finish()
     if (!this.#clusters.includes(r.cluster)) this.#clusters.push(r.cluster);
     const c = this.#c;
     const scopes = this.#opts.scopes ?? { cluster: r.cluster !== this.#clusters[0], peer: true };
@@ -404,6 +410,7 @@ export class LiveChecklist {
     const c = this.#c;
     const scopes = varyingScopes(report.results);
     const out: string[] = [];
+    if (!this.#opts.verbose) out.push(...needsRemoteLines(report.results, c));
     if (this.#opts.verbose) out.push(...verboseSections(report, c));
     out.push("", ` ${c.dim(RULE)}`, countLine(report.summary, report.durationMs, c), "");
     out.push(...diagnosisLines(report, c, scopes));
