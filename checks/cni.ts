@@ -337,9 +337,13 @@ function fingerprintOthers(ctx: CheckContext, dss: readonly K8sObject[]): Findin
     });
   }
   for (
-    const [cni, names] of [["Weave Net", ["weave-net"]], ["Antrea", ["antrea-agent"]], ["kube-router", [
-      "kube-router",
-    ]]] as const
+    const [cni, names] of [
+      ["Weave Net", ["weave-net"]],
+      ["Antrea", ["antrea-agent"]],
+      ["kube-router", ["kube-router"]],
+      // OpenShift's default CNI: ENV-06 reports the platform caveat (networking module is WIP there).
+      ["OVN-Kubernetes", ["ovnkube-node"]],
+    ] as const
   ) {
     const d = dsByName(dss, ...names);
     if (d) {

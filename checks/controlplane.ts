@@ -269,7 +269,9 @@ function providerPieces(inv: Inventory, where: string): { problems: string[]; ev
       problems.push(`${where}: ${d.metadata.namespace}/${d.metadata.name} ${ready}/${want} ready`);
     } else evidence.push(`${where}: ${d.metadata.namespace}/${d.metadata.name} ${ready}/${want} ready`);
   }
-  if (!inv.tryItems("ips")) evidence.push(`${where}: IPs unreadable`);
+  if (inv.state("ips").state === "missing") {
+    problems.push(`${where}: ips.ipam.liqo.io not served (ipam.liqo.io CRDs missing, see ENV-03)`);
+  } else if (!inv.tryItems("ips")) evidence.push(`${where}: IPs unreadable`);
   else {
     const ip = proxyIp(inv);
     if (!ip) problems.push(`${where}: no IP labelled ipam.liqo.io/ip-type=api-server-proxy`);
@@ -318,7 +320,12 @@ function api02Provider(ctx: CheckContext, tenant: K8sObject): Outcome {
 function api02Consumer(ctx: CheckContext, proxyUrl: string): Outcome {
   const id = peerId(ctx);
   const evidence = [`foreignProxyUrl ${proxyUrl}`];
+  const cond = conditionOf(ctx.peer?.foreignCluster, "APIServerStatus");
+  if (cond) {
+    evidence.push(`${describeCondition(cond, ctx.cluster.now)}${cond.message ? `: ${cond.message}` : ""}`);
+  }
   const problems: string[] = [];
+  let expectedUrl: string | null = null;
   let host = "", port = "";
   try {
     const u = new URL(proxyUrl);
@@ -363,6 +370,7 @@ function api02Consumer(ctx: CheckContext, proxyUrl: string): Outcome {
         );
       } else if (expected !== host) {
         problems.push(`host ${host} ≠ provider proxy IP ${rip} remapped = ${expected}`);
+        expectedUrl = `http://${expected}:8118`;
       } else evidence.push(`provider proxy IP ${rip} remapped = ${expected} = URL host`);
     }
   }
@@ -374,7 +382,10 @@ function api02Consumer(ctx: CheckContext, proxyUrl: string): Outcome {
       remediation: `kubectl get foreigncluster ${id} -o jsonpath='{.status.foreignProxyUrl}'\n` +
         `kubectl -n ${tenantNs(ctx)} get configuration -l ${REMOTE_ID_LABEL}=${id} -o wide\n` +
         `On the provider: kubectl -n liqo get ip api-server-proxy; kubectl -n liqo get deploy liqo-proxy\n` +
-        `Re-run the in-band authentication so the URL is recomputed: liqoctl peer --remote-kubeconfig <${id} kubeconfig> --in-band`,
+        `Re-run the in-band authentication so the URL is recomputed: liqoctl peer --remote-kubeconfig <${id} kubeconfig> --in-band` +
+        (expectedUrl
+          ? ` (without --proxy-url, or --proxy-url ${expectedUrl}: the provider's IP translated into the remapped external CIDR)`
+          : ""),
     };
   }
   return { status: "pass", summary: `in-band API path ${host}:8118 consistent`, evidence };
@@ -532,7 +543,9 @@ export const CONTROLPLANE_CHECKS: readonly CheckDef[] = [
     id: "API-01",
     title: "Provider API server reachable",
     layer: "controlplane",
-    needs: [],
+    // In-band peerings reach the provider API through liqo-proxy: a broken in-band path (API-02) is
+    // why APIServerStatus is Error. Out-of-band, API-02 skips without blocking.
+    needs: ["API-02"],
     scope: "single",
     perPeer: true,
     reads: ["foreignclusters"],
@@ -541,7 +554,8 @@ export const CONTROLPLANE_CHECKS: readonly CheckDef[] = [
       reads: "ForeignCluster status.apiServerUrl/foreignProxyUrl, the control-plane Identity's " +
         "authParams.apiServer/proxyURL, the APIServerStatus condition (the controller-manager GETs /livez every " +
         "15 s), and with network probes a TCP+TLS dial from the tool's host ('from here').",
-      decides: "skip when the local cluster does not consume this peer's API; fail when APIServerStatus is " +
+      decides: "skip when the local cluster does not consume this peer's API, or when API-02 found the " +
+        "in-band path broken (that is the cause); fail when APIServerStatus is " +
         "Error (saying whether it is reachable from here); pass when Established, even if unreachable from " +
         "here (the host may simply have no route); unknown while the condition is missing or pending.",
       fixes:

@@ -223,6 +223,30 @@ Deno.test("API-02 dual: a wrong host inside the CIDR is caught by the translatio
   assert.match(text(o), /≠ provider proxy IP/);
 });
 
+Deno.test("API-02 scenario cp-inband-proxy-wrong-address: un-remapped host fails, the translated one passes", async () => {
+  const rome = await overlay("rome", "cp-inband-proxy-wrong-address");
+  const milan = await overlay("milan", "cp-inband-proxy-wrong-address");
+  let o = await run("API-02", rome, { remote: milan });
+  assert.equal(o.status, "fail", text(o));
+  assert.match(o.summary, /host 10\.70\.0\.2 is not inside the remapped external CIDR 10\.72\.0\.0\/16/);
+  assert.match(text(o), /APIServerStatus=Error/);
+  assert.match(text(o), /--proxy-url http:\/\/10\.72\.0\.2:8118/);
+  // The same in-band peering with the URL liqoctl computes (healthy variant).
+  const fc = find(rome, "ForeignCluster", "milan-8d1f03");
+  fc.status.foreignProxyUrl = "http://10.72.0.2:8118";
+  fc.status.conditions = [{ ...fc.status.conditions[0], status: "Established", reason: "APIServerReady" }];
+  find(rome, "Identity", "controlplane-milan-8d1f03", "liqo-tenant-milan-8d1f03").spec.authParams.proxyURL =
+    "http://10.72.0.2:8118";
+  o = await run("API-02", rome, { remote: milan });
+  assert.equal(o.status, "pass", text(o));
+  assert.match(text(o), /provider proxy IP 10\.70\.0\.2 remapped = 10\.72\.0\.2 = URL host/);
+  assert.equal((await run("API-01", rome)).status, "pass");
+});
+
+Deno.test("API-01 needs API-02 (a broken in-band path explains APIServerStatus=Error)", () => {
+  assert.deepEqual(check("API-01").needs, ["API-02"]);
+});
+
 Deno.test("API-02 provider: liqo-proxy ready and IP allocated", async () => {
   const { milan } = await inBand();
   assert.equal((await run("API-02", milan)).status, "pass");

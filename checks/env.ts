@@ -508,6 +508,7 @@ function runEnv03(ctx: CheckContext): Outcome {
     return { status: "skip", summary: "Liqo is not installed (see ENV-01)" };
   }
   const ns = liqoNs(ctx.cluster) ?? "liqo";
+  const version = liqoVersionOf(ctx.cluster.inv) ?? "<version>";
   return {
     status: "fail",
     summary: `Liqo CRDs missing (broken or partial install): ${
@@ -516,10 +517,14 @@ function runEnv03(ctx: CheckContext): Outcome {
     evidence: [...missing, ...present],
     remediation: "kubectl get crd | grep liqo.io\n" +
       `kubectl api-resources --api-group=${missing[0].split("/")[0]}\n` +
-      "Reinstall the CRDs of the running version (upgrades do not update CRDs): " +
-      `helm -n ${ns} upgrade liqo liqo/liqo --version ${
-        liqoVersionOf(ctx.cluster.inv) ?? "<version>"
-      } --reuse-values, or liqoctl install with the same version`,
+      "Reinstall the CRDs of the running version (Helm installs CRDs only on first install, a plain " +
+      "upgrade does not update or restore them):\n" +
+      `  helm pull liqo/liqo --version ${version} --untar && ` +
+      "kubectl apply --server-side -f liqo/charts/liqo-crds/crds/\n" +
+      `  or: helm -n ${ns} upgrade liqo liqo/liqo --version ${version} --reuse-values ` +
+      "--set liqo-crds.crdUpgrade.enabled=true   # runs the chart's CRD upgrade Job\n" +
+      "then restart the crash-looping Liqo components; if that is not enough: unpeer, uninstall and " +
+      "reinstall the same version on both clusters",
   };
 }
 
@@ -956,8 +961,9 @@ export const ENV_CHECKS: readonly CheckDef[] = [
         "skip when Liqo is not installed at all (ENV-01 says so); unknown when discovery is forbidden or " +
         "failed. Whether CRDs are older than the running controllers cannot be seen through discovery " +
         "(schemas are not compared), so that part is not judged.",
-      fixes: "Reinstall the CRDs of the running Liqo version (helm upgrade with the same version, or " +
-        "liqoctl install).",
+      fixes: "Reinstall the CRDs of the running Liqo version (Helm does not touch CRDs on upgrade): apply " +
+        "the chart's liqo-crds/crds/ with kubectl apply --server-side, or helm upgrade with " +
+        "liqo-crds.crdUpgrade.enabled=true; otherwise unpeer, uninstall and reinstall.",
     },
     run: runEnv03,
   },

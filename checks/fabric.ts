@@ -182,18 +182,21 @@ function networkingOff(ctx: CheckContext): boolean {
   return ctx.peer?.foreignCluster?.status?.modules?.networking?.enabled === false;
 }
 
+/** The skip of a peer without a gateway: the networking module is off for it, or GW-01 found none. */
+function noGatewaySkip(ctx: CheckContext): Outcome {
+  return {
+    status: "skip",
+    summary: networkingOff(ctx)
+      ? "networking module disabled for this peer"
+      : "no gateway for this peer (GW-01)",
+  };
+}
+
 function runFab02(ctx: CheckContext): Outcome {
   const peerId = ctx.peer!.clusterId;
   const { inv, liqoNamespace } = ctx.cluster;
   const gw = gatewayOf(inv, peerId);
-  if (!gw) {
-    return {
-      status: "skip",
-      summary: networkingOff(ctx)
-        ? "networking module disabled for this peer"
-        : "no gateway for this peer (GW-01)",
-    };
-  }
+  if (!gw) return noGatewaySkip(ctx);
   const pod = activeGatewayPod(inv, gw);
   if (!pod) return { status: "skip", summary: `no running gateway pod for ${gw.workloadName} (GW-01)` };
   const podIP: string | undefined = pod.status?.podIP;
@@ -407,14 +410,7 @@ function runFab04(ctx: CheckContext): Outcome {
   const peerId = ctx.peer!.clusterId;
   const { inv, liqoNamespace, now } = ctx.cluster;
   const gw = gatewayOf(inv, peerId);
-  if (!gw) {
-    return {
-      status: "skip",
-      summary: networkingOff(ctx)
-        ? "networking module disabled for this peer"
-        : "no gateway for this peer (GW-01)",
-    };
-  }
+  if (!gw) return noGatewaySkip(ctx);
   const gwPod = activeGatewayPod(inv, gw);
   const fabric = fabricPods(inv, liqoNamespace).filter((p) => p.status?.phase === "Running");
   const others = otherTenantNamespaces(inv, peerId);

@@ -77,6 +77,25 @@ const sameSet = (a: string[], b: string[]): boolean => {
 
 const show = (l: string[]): string => (l.length ? l.join(", ") : "(none)");
 
+/**
+ * Skip outcome when an ipam.liqo.io kind is not served on one of `views` (its CRD is not installed:
+ * the inventory reads it as an empty list, which must not pass for "nothing to compare"). ENV-03
+ * reports the missing CRDs.
+ */
+function ipamKindMissing(views: ClusterView[], kinds: ("networks" | "ips")[]): Outcome | null {
+  const lacking = views.flatMap((v) =>
+    kinds.filter((k) => v.inv.state(k).state === "missing").map((k) =>
+      `${k}.ipam.liqo.io not served on ${v.name}`
+    )
+  );
+  if (lacking.length === 0) return null;
+  return {
+    status: "skip",
+    summary: `${lacking[0]} (ipam.liqo.io CRDs missing, see ENV-03)`,
+    evidence: lacking,
+  };
+}
+
 function networkingDisabled(ctx: CheckContext): boolean {
   return ctx.peer?.foreignCluster?.status?.modules?.networking?.enabled === false;
 }
@@ -113,6 +132,8 @@ function runIpam01(ctx: CheckContext): Outcome {
   if (!remote || !peer || !ctx.remotePeer) {
     return { status: "skip", summary: "needs both clusters of the peering" };
   }
+  const notServed = ipamKindMissing([ctx.cluster, remote], ["networks"]);
+  if (notServed) return notServed;
   const localId = ctx.remotePeer.clusterId;
   const a = compareSide(ctx.cluster, peer.clusterId, remote);
   const b = compareSide(remote, localId, ctx.cluster);
@@ -195,6 +216,8 @@ function runIpam02(ctx: CheckContext): Outcome {
   if (networkingDisabled(ctx)) return { status: "skip", summary: "networking module disabled for this peer" };
   const cfg = peerConfiguration(ctx.cluster.inv, peer.clusterId);
   if (!cfg) return { status: "skip", summary: `no Configuration for ${peer.clusterId} (IPAM-03 reports it)` };
+  const notServed = ipamKindMissing([ctx.cluster], ["networks"]);
+  if (notServed) return notServed;
   const r = remappedCidrs(cfg);
   const mine: NamedCidr[] = [
     ...r.pod.map((c) => ({ what: "remapped pod CIDR", cidr: c })),
@@ -306,6 +329,8 @@ function notRemappedFix(cfg: K8sObject, peerId: string, ipamNs: string): string 
 function runIpam03(ctx: CheckContext): Outcome {
   const peer = ctx.peer!;
   const { inv, liqoNamespace } = ctx.cluster;
+  const notServed = ipamKindMissing([ctx.cluster], ["networks"]);
+  if (notServed) return notServed;
   const cfg = peerConfiguration(inv, peer.clusterId);
   if (!cfg) {
     if (networkingDisabled(ctx)) {
@@ -415,6 +440,8 @@ function ipNetwork(
 
 function runIpam04(ctx: CheckContext): Outcome {
   const { inv, liqoNamespace, now } = ctx.cluster;
+  const notServed = ipamKindMissing([ctx.cluster], ["ips", "networks"]);
+  if (notServed) return notServed;
   const ips = inv.items("ips");
   if (ips.length === 0) return { status: "pass", summary: "no IP objects", evidence: [] };
   const pending = ips.filter((ip) => !ip.status?.ip || !ip.status?.cidr);
@@ -467,7 +494,7 @@ export const IPAM_CHECKS: readonly CheckDef[] = [
         "and the other cluster's Networks labelled ipam.liqo.io/network-type=pod-cidr / external-cidr (status.cidr).",
       decides:
         "fail when a Configuration declares CIDRs the other cluster no longer has (stale after a reinstall); " +
-        "skip when a Configuration is missing (IPAM-03 reports it).",
+        "skip when a Configuration is missing (IPAM-03 reports it) or Networks are not served (ENV-03).",
       fixes:
         "Regenerate the Configuration on the other cluster (liqoctl generate configuration) and apply it, or " +
         "redo the networking (liqoctl network reset + connect).",
@@ -489,7 +516,8 @@ export const IPAM_CHECKS: readonly CheckDef[] = [
         "Networks (configuration.liqo.io/cidr-type) and, in dual mode, the peer's own Networks.",
       decides:
         "fail when there is no Configuration, it is not configured at its generation, status.remote.cidr is " +
-        "missing, a per-peer Network has no status.cidr, or an overlapping CIDR is used without remapping.",
+        "missing, a per-peer Network has no status.cidr, or an overlapping CIDR is used without remapping;" +
+        " skip when Networks are not served (ipam.liqo.io CRDs missing: ENV-03).",
       fixes:
         "Look at liqo-ipam and controller-manager logs (unreachable IPAM, exhausted pool); re-create the " +
         "Configuration with liqoctl.",
@@ -509,7 +537,8 @@ export const IPAM_CHECKS: readonly CheckDef[] = [
         "The peer's Configuration status.remote.cidr.{pod,external}; local Networks (pod, service, internal, " +
         "external, reserved) status.cidr; InternalIP/ExternalIP of every non-virtual node; other peers' remapped CIDRs.",
       decides:
-        "fail printing each colliding pair (a remapped CIDR containing a node address is FACTS §7 D12).",
+        "fail printing each colliding pair (a remapped CIDR containing a node address is FACTS §7 D12); " +
+        "skip when Networks are not served (ipam.liqo.io CRDs missing: ENV-03).",
       fixes:
         "Reserve the local subnets (liqoctl install --reserved-subnets / Helm ipam.reservedSubnets) and redo " +
         "the peering's networking so IPAM picks another range.",
@@ -530,7 +559,7 @@ export const IPAM_CHECKS: readonly CheckDef[] = [
         "Cluster-wide: the per-peer unknown-source IPs are listed by name.",
       decides:
         "fail listing unallocated IPs with their Network and whether it has status.cidr; warn when all of " +
-        "them are younger than 30 s.",
+        "them are younger than 30 s; skip when IPs or Networks are not served (ipam.liqo.io CRDs missing: ENV-03).",
       fixes:
         "Check liqo-ipam and the referenced Network; a Network without status.cidr keeps its IPs pending.",
     },

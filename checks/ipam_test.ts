@@ -131,3 +131,20 @@ Deno.test("IPAM-04: pending IP lists its Network", async () => {
   });
   assert.ok(netless.evidence!.some((e) => e.includes("has NO status.cidr")));
 });
+
+Deno.test("IPAM: kinds of a missing ipam.liqo.io group skip instead of passing on empty lists", async () => {
+  const missing = { reason: "missing" as const, message: "the server could not find the requested resource" };
+  const objs = (await baseObjects("rome")).filter((o) => !o.apiVersion?.startsWith("ipam.liqo.io/"));
+  const view = viewOf(inventoryOf(objs, { networks: missing, ips: missing }));
+  const ctx = contextOf(view, { peer: peersOf(view)[0] });
+  for (const id of ["IPAM-02", "IPAM-03", "IPAM-04"]) {
+    const o = await def(id).run(ctx);
+    assert.equal(o.status, "skip", id);
+    assert.match(o.summary, /ipam\.liqo\.io not served on .*ENV-03/, id);
+  }
+  const milan = viewOf(inventoryOf(await baseObjects("milan")));
+  const o = await def("IPAM-01").run(
+    contextOf(view, { peer: peersOf(view)[0], remote: milan, remotePeer: peersOf(milan)[0] }),
+  );
+  assert.equal(o.status, "skip");
+});

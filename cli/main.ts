@@ -3,11 +3,55 @@
  * FlyingFish command line. Only commander is imported up front: every command loads its own
  * modules (and @kubernetes/client-node) when it runs, so `--help` stays fast.
  */
-import { Command, Option } from "@commander-js/extra-typings";
+import { Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import { VERSION } from "../version.ts";
 import { formatToolError, ToolError, toToolError } from "./errors.ts";
 
 const FORMATS = ["text", "json", "yaml", "markdown", "junit"] as const;
+
+/** The kubeconfig options of a command that reads one cluster or both ends of a peering. */
+function withKubeconfigOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+  verb: "check" | "capture",
+) {
+  return cmd
+    .option(
+      "--kubeconfig <path>",
+      `kubeconfig of the cluster to ${verb} (default: $KUBECONFIG, ~/.kube/config)`,
+    )
+    .option("--context <name>", "kubeconfig context (default: current-context)")
+    .option(
+      "--remote-kubeconfig <path>",
+      `kubeconfig of the other end of the peering: ${
+        verb === "check" ? "correlates" : "captures"
+      } both sides`,
+    )
+    .option("--remote-context <name>", "context in the remote kubeconfig");
+}
+
+/** What `check` and `report` diagnose: the kubeconfig options, `--snapshot` and `--peer`. */
+function withSourceOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return withKubeconfigOptions(cmd, "check")
+    .option(
+      "--snapshot <bundle>",
+      "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
+    )
+    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)");
+}
+
+/** How `check` and `report` run the checks: timeouts, sampling, thresholds and network probes. */
+function withRunOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return cmd
+    .option("--timeout <duration>", "per-check and per-request timeout", "30s")
+    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
+    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
+    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen");
+}
 
 /** Builds the command tree (exported for tests). */
 export function buildProgram(): Command {
@@ -20,28 +64,14 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
 
-  program.command("check")
-    .description("run every check against one cluster (or both ends of a peering) and print the diagnosis")
+  const check = withSourceOptions(
+    program.command("check")
+      .description("run every check against one cluster (or both ends of a peering) and print the diagnosis"),
+  )
     .addOption(
-      new Option(
-        "--kubeconfig <path>",
-        "kubeconfig of the cluster to check (default: $KUBECONFIG, ~/.kube/config)",
-      ),
-    )
-    .option("--context <name>", "kubeconfig context (default: current-context)")
-    .option("--remote-kubeconfig <path>", "kubeconfig of the other end of the peering: correlates both sides")
-    .option("--remote-context <name>", "context in the remote kubeconfig")
-    .option(
-      "--snapshot <bundle>",
-      "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
-    )
-    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
-    .addOption(new Option("-o, --output <format>", "output format").choices(FORMATS).default("text" as const))
-    .option("--timeout <duration>", "per-check and per-request timeout", "30s")
-    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
-    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
-    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
-    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen")
+      new Option("-o, --output <format>", "output format").choices(FORMATS).default("text" as const),
+    );
+  withRunOptions(check)
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .option("-q, --quiet", "print only the diagnosis and the counts")
@@ -50,7 +80,7 @@ export function buildProgram(): Command {
       Deno.exitCode = await runCheckCommand(opts);
     });
 
-  program.command("report")
+  const report = program.command("report")
     .description(
       "run the check and write a self-contained incident report (HTML, or Markdown) to a file or stdout",
     )
@@ -61,42 +91,18 @@ export function buildProgram(): Command {
       )
         .choices(["html", "markdown"] as const),
     )
-    .option("-o, --output <file>", "file to write (needs --allow-write); stdout when absent or -")
-    .addOption(
-      new Option(
-        "--kubeconfig <path>",
-        "kubeconfig of the cluster to check (default: $KUBECONFIG, ~/.kube/config)",
-      ),
-    )
-    .option("--context <name>", "kubeconfig context (default: current-context)")
-    .option("--remote-kubeconfig <path>", "kubeconfig of the other end of the peering: correlates both sides")
-    .option("--remote-context <name>", "context in the remote kubeconfig")
-    .option(
-      "--snapshot <bundle>",
-      "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
-    )
-    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
-    .option("--timeout <duration>", "per-check and per-request timeout", "30s")
-    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
-    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
-    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
-    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen")
+    .option("-o, --output <file>", "file to write (needs --allow-write); stdout when absent or -");
+  withRunOptions(withSourceOptions(report))
     .action(async (opts) => {
       const { runReportCommand } = await import("./report_cmd.ts");
       Deno.exitCode = await runReportCommand(opts);
     });
 
-  program.command("collect")
+  const collect = program.command("collect")
     .description(
       "capture a redacted snapshot of one or both clusters into a .tar.gz bundle, for `check --snapshot` later, elsewhere",
-    )
-    .option(
-      "--kubeconfig <path>",
-      "kubeconfig of the cluster to capture (default: $KUBECONFIG, ~/.kube/config)",
-    )
-    .option("--context <name>", "kubeconfig context (default: current-context)")
-    .option("--remote-kubeconfig <path>", "kubeconfig of the other end of the peering: captures both sides")
-    .option("--remote-context <name>", "context in the remote kubeconfig")
+    );
+  withKubeconfigOptions(collect, "capture")
     .option("--peer <clusterID...>", "only sample the gateways of these peers (lists are always complete)")
     .option(
       "-o, --output <file>",

@@ -10,6 +10,7 @@
 import { errorChain, httpStatusOf, ToolError, toToolError } from "../cli/errors.ts";
 import { listPath } from "./kinds.ts";
 import type { KindSpec } from "./kinds.ts";
+import { createKubeHttp, statusMessage } from "./http.ts";
 import { importClientNode, loadKubeConfig } from "./kubeconfig.ts";
 import type {
   ClusterEndpoint,
@@ -100,32 +101,9 @@ export function sanitizeObject(obj: K8sObject): K8sObject {
   return obj;
 }
 
-interface HttpResponse {
-  status: number;
-  body: string;
-}
-
 type ApiExecOutcome =
   | Extract<ExecOutcome, { ok: true }>
   | { ok: false; reason: "forbidden" | "missing" | "error"; message: string; fallback: boolean };
-
-/** Node's http/https modules, loaded lazily. */
-interface NodeHttp {
-  httpRequest: typeof import("node:http").request;
-  httpsRequest: typeof import("node:https").request;
-  Writable: typeof import("node:stream").Writable;
-}
-
-function statusMessage(status: number, body: string): string {
-  try {
-    const s = JSON.parse(body);
-    if (s && typeof s.message === "string" && s.message.length > 0) return s.message;
-  } catch {
-    // not a Status object
-  }
-  const text = body.trim().split("\n")[0].slice(0, 200);
-  return text.length > 0 ? `HTTP ${status}: ${text}` : `HTTP ${status}`;
-}
 
 function shortError(err: unknown): string {
   for (const e of errorChain(err)) {
@@ -158,77 +136,27 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
   });
   const { kc, contextName, server } = loaded;
   const k8s = await importClientNode();
-  const node: NodeHttp = {
-    httpRequest: (await import("node:http")).request,
-    httpsRequest: (await import("node:https")).request,
-    Writable: (await import("node:stream")).Writable,
-  };
+  const { Writable } = await import("node:stream");
   const timeoutMs = opts.requestTimeoutMs ?? 15_000;
   const allowKubectl = opts.allowKubectl ?? true;
   const execVia = opts.execVia ?? "auto";
   const endpoint: ClusterEndpoint = { context: contextName, server };
   const base = server.replace(/\/+$/, "");
   const netPurpose = `reach the API server ${hostOf(server)}`;
-  // deno-lint-ignore no-explicit-any
-  const agents = new Set<any>();
+  const http = await createKubeHttp(kc, server, timeoutMs, {
+    credentialsError: (err) =>
+      toToolError(err, `prepare the credentials of context ${contextName}`) ??
+        new ToolError(`cannot use the credentials of context ${contextName}: ${shortError(err)}`, {
+          cause: err,
+        }),
+  });
   const sockets = new Set<{ terminate?: () => void; close: () => void }>();
   const pending = new Set<Promise<void>>();
   let closed = false;
 
-  async function request(path: string): Promise<HttpResponse> {
-    if (closed) throw new Error("the cluster source is closed");
-    // deno-lint-ignore no-explicit-any
-    const options: any = { headers: {} };
-    try {
-      await kc.applyToHTTPSOptions(options);
-    } catch (err) {
-      throw toToolError(err, `prepare the credentials of context ${contextName}`) ??
-        new ToolError(`cannot use the credentials of context ${contextName}: ${shortError(err)}`, {
-          cause: err,
-        });
-    }
-    if (options.agent) agents.add(options.agent);
-    const url = `${base}${path}`;
-    const doRequest = url.startsWith("https:") ? node.httpsRequest : node.httpRequest;
-    return await new Promise<HttpResponse>((resolve, reject) => {
-      let done = false;
-      const finish = (f: () => void) => {
-        if (!done) {
-          done = true;
-          clearTimeout(timer);
-          f();
-        }
-      };
-      const req = doRequest(url, {
-        method: "GET",
-        agent: options.agent,
-        auth: options.auth,
-        headers: { ...options.headers, Accept: "application/json", "User-Agent": "flyingfish" },
-      }, (res) => {
-        const chunks: Uint8Array[] = [];
-        res.on("data", (c: Uint8Array) => chunks.push(c));
-        res.on("end", () =>
-          finish(() =>
-            resolve({
-              status: res.statusCode ?? 0,
-              body: new TextDecoder().decode(concatBytes(chunks)),
-            })
-          ));
-        res.on("error", (err: unknown) => finish(() => reject(err)));
-      });
-      const timer: ReturnType<typeof setTimeout> = setTimeout(() => {
-        const err = new Error(`request timed out after ${timeoutMs} ms`);
-        err.name = "TimeoutError";
-        finish(() => reject(err));
-        req.destroy(err);
-      }, timeoutMs);
-      req.on("error", (err: unknown) => finish(() => reject(err)));
-      req.end();
-    });
-  }
-
   async function getJson(path: string): Promise<unknown> {
-    const res = await request(path);
+    if (closed) throw new Error("the cluster source is closed");
+    const res = await http.get(path);
     if (res.status < 200 || res.status >= 300) {
       throw new ApiStatusError(res.status, statusMessage(res.status, res.body), `${base}${path}`);
     }
@@ -322,7 +250,7 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     let stderr = "";
     const decoderOut = new TextDecoder();
     const decoderErr = new TextDecoder();
-    const outStream = new node.Writable({
+    const outStream = new Writable({
       write(chunk: Uint8Array | string, _enc, cb) {
         if (stdout.length < MAX_EXEC_OUTPUT) {
           stdout += typeof chunk === "string" ? chunk : decoderOut.decode(chunk, { stream: true });
@@ -330,7 +258,7 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
         cb();
       },
     });
-    const errStream = new node.Writable({
+    const errStream = new Writable({
       write(chunk: Uint8Array | string, _enc, cb) {
         if (stderr.length < MAX_EXEC_OUTPUT) {
           stderr += typeof chunk === "string" ? chunk : decoderErr.decode(chunk, { stream: true });
@@ -626,14 +554,7 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
     }
     for (const s of sockets) terminate(s);
     sockets.clear();
-    for (const a of agents) {
-      try {
-        a.destroy?.();
-      } catch {
-        // ignore
-      }
-    }
-    agents.clear();
+    http.close();
   }
 
   return {
@@ -656,14 +577,4 @@ function terminate(socket: { terminate?: () => void; close: () => void }): void 
   } catch {
     // already closed
   }
-}
-
-function concatBytes(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
 }

@@ -2,9 +2,10 @@
  * Extra read-only API calls that `flyingfish collect` needs beside the ClusterSource: container
  * logs (bounded: `tailLines` and `limitBytes`) and `/version`. Kept out of live.ts so the live source
  * stays what checks need; it uses the same kubeconfig loading and credentials (client-node's
- * `applyToHTTPSOptions`), and Node's http(s) client, imported lazily.
+ * `applyToHTTPSOptions`) and the same authenticated GET (http.ts).
  */
 import { httpStatusOf, ToolError, toToolError } from "../cli/errors.ts";
+import { createKubeHttp, statusMessage } from "./http.ts";
 import { importClientNode, loadKubeConfig } from "./kubeconfig.ts";
 import type { Unavailable } from "./source.ts";
 
@@ -46,75 +47,13 @@ export async function createClusterReader(opts: {
     context: opts.context,
   });
   await importClientNode();
-  const httpRequest = (await import("node:http")).request;
-  const httpsRequest = (await import("node:https")).request;
-  const timeoutMs = opts.requestTimeoutMs ?? 15_000;
-  const base = server.replace(/\/+$/, "");
-  // deno-lint-ignore no-explicit-any
-  const agents = new Set<any>();
-
-  async function get(path: string, maxBytes: number): Promise<{ status: number; body: string }> {
-    // deno-lint-ignore no-explicit-any
-    const options: any = { headers: {} };
-    await kc.applyToHTTPSOptions(options);
-    if (options.agent) agents.add(options.agent);
-    const url = `${base}${path}`;
-    const doRequest = url.startsWith("https:") ? httpsRequest : httpRequest;
-    return await new Promise((resolve, reject) => {
-      let done = false;
-      const finish = (f: () => void): void => {
-        if (!done) {
-          done = true;
-          clearTimeout(timer);
-          f();
-        }
-      };
-      const req = doRequest(url, {
-        method: "GET",
-        agent: options.agent,
-        auth: options.auth,
-        headers: { ...options.headers, Accept: "application/json, */*", "User-Agent": "flyingfish" },
-      }, (res) => {
-        const chunks: Uint8Array[] = [];
-        let size = 0;
-        res.on("data", (c: Uint8Array) => {
-          if (size < maxBytes) chunks.push(c.subarray(0, maxBytes - size));
-          size += c.length;
-        });
-        res.on("end", () => {
-          const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-          let off = 0;
-          for (const c of chunks) all.set(c, off), off += c.length;
-          finish(() => resolve({ status: res.statusCode ?? 0, body: new TextDecoder().decode(all) }));
-        });
-        res.on("error", (err: unknown) => finish(() => reject(err)));
-      });
-      const timer: ReturnType<typeof setTimeout> = setTimeout(() => {
-        const err = new Error(`request timed out after ${timeoutMs} ms`);
-        err.name = "TimeoutError";
-        finish(() => reject(err));
-        req.destroy(err);
-      }, timeoutMs);
-      req.on("error", (err: unknown) => finish(() => reject(err)));
-      req.end();
-    });
-  }
-
-  function statusMessage(status: number, body: string): string {
-    try {
-      const s = JSON.parse(body);
-      if (s && typeof s.message === "string" && s.message !== "") return s.message;
-    } catch {
-      // not a Status
-    }
-    return `HTTP ${status}`;
-  }
+  const http = await createKubeHttp(kc, server, opts.requestTimeoutMs ?? 15_000);
 
   async function getText(path: string, what: string, maxBytes: number): Promise<TextOutcome> {
     try {
-      const res = await get(path, maxBytes);
+      const res = await http.get(path, { accept: "application/json, */*", maxBytes });
       if (res.status >= 200 && res.status < 300) return { ok: true, text: res.body };
-      const message = `${what}: ${statusMessage(res.status, res.body)}`;
+      const message = `${what}: ${statusMessage(res.status, res.body, { bodyExcerpt: false })}`;
       if (res.status === 403) return { ok: false, reason: "forbidden", message };
       if (res.status === 404) return { ok: false, reason: "missing", message };
       return { ok: false, reason: "error", message };
@@ -144,14 +83,7 @@ export async function createClusterReader(opts: {
       return getText("/version", "GET /version", 64 * 1024);
     },
     close(): Promise<void> {
-      for (const a of agents) {
-        try {
-          a.destroy?.();
-        } catch {
-          // ignore
-        }
-      }
-      agents.clear();
+      http.close();
       return Promise.resolve();
     },
   };

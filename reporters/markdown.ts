@@ -5,7 +5,7 @@
  * escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
 import { LAYER_TITLES } from "../checks/types.ts";
-import { foreignClusterTable, formatDuration, type Report, varyingScopes } from "./report.ts";
+import { foreignClusterTable, formatDuration, type Report, runTables, varyingScopes } from "./report.ts";
 import { MARKS } from "./text.ts";
 import type { DumpTable } from "./report.ts";
 
@@ -152,30 +152,7 @@ export function renderMarkdown(report: Report): string {
 
   // Run metadata
   out.push("## Run", "");
-  out.push(
-    mdTable(
-      ["Cluster", "Role", "Cluster ID", "Context", "API server", "Liqo", "Namespace"],
-      report.clusters.map((c) => [
-        c.name,
-        c.role,
-        c.clusterId ?? "—",
-        c.context,
-        c.server,
-        c.liqoVersion ?? "—",
-        c.liqoNamespace ?? "—",
-      ]),
-    ),
-    "",
-  );
-  if (report.peers.length) {
-    out.push(
-      mdTable(
-        ["Cluster", "Peer", "Role", "Tenant namespace"],
-        report.peers.map((p) => [p.cluster, p.clusterId, p.role, p.tenantNamespace ?? "—"]),
-      ),
-      "",
-    );
-  }
+  for (const t of runTables(report)) out.push(mdTable(t.columns, t.rows), "");
   out.push(
     `Generated ${mdEscape(report.generatedAt)} by ${report.tool.name} ${mdEscape(report.tool.version)}` +
       ` (${report.mode}${report.snapshotTakenAt ? `, snapshot ${mdEscape(report.snapshotTakenAt)}` : ""}),` +

@@ -276,6 +276,34 @@ export function foreignClusterTable(rows: readonly ForeignClusterRow[]): DumpTab
   };
 }
 
+/**
+ * The run metadata as tables: the clusters (name, role, ID, context, API server, Liqo version and
+ * namespace), then the peers (cluster, peer ID, role, tenant namespace) when there are any.
+ */
+export function runTables(report: Pick<Report, "clusters" | "peers">): DumpTable[] {
+  const tables: DumpTable[] = [{
+    title: "Clusters",
+    columns: ["Cluster", "Role", "Cluster ID", "Context", "API server", "Liqo", "Namespace"],
+    rows: report.clusters.map((c) => [
+      c.name,
+      c.role,
+      c.clusterId ?? "—",
+      c.context,
+      c.server,
+      c.liqoVersion ?? "—",
+      c.liqoNamespace ?? "—",
+    ]),
+  }];
+  if (report.peers.length) {
+    tables.push({
+      title: "Peers",
+      columns: ["Cluster", "Peer", "Role", "Tenant namespace"],
+      rows: report.peers.map((p) => [p.cluster, p.clusterId, p.role, p.tenantNamespace ?? "—"]),
+    });
+  }
+  return tables;
+}
+
 /** Which label parts vary across the results: more than one cluster, more than one peer. */
 export function varyingScopes(results: readonly CheckResult[]): { cluster: boolean; peer: boolean } {
   const clusters = new Set(results.map((r) => r.cluster));

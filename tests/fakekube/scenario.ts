@@ -64,6 +64,7 @@ const ClusterSchema = z.strictObject({
   latencyMs: z.number().nonnegative().default(0),
   down: z.boolean().default(false),
   logs: z.record(z.string(), z.string()).optional(),
+  missingGroups: z.array(z.string().regex(/\./, "an API group such as ipam.liqo.io")).default([]),
 });
 
 const ExpectedResultSchema = z.union([
@@ -112,6 +113,8 @@ export interface ScenarioCluster {
   latencyMs: number;
   down: boolean;
   logs?: Record<string, string>;
+  /** API groups not served (CRDs not installed), e.g. ["ipam.liqo.io"]. */
+  missingGroups: string[];
 }
 
 /** Expected status for one check ID: for every result, or per peer/cluster. */
@@ -404,6 +407,7 @@ export async function buildClusterConfig(
     forbid: c.forbid,
     latencyMs: c.latencyMs,
     ...(c.logs ? { logs: c.logs } : {}),
+    ...(c.missingGroups.length ? { missingGroups: c.missingGroups } : {}),
   };
 }
 

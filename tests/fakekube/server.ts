@@ -46,6 +46,11 @@ export interface FakeClusterConfig {
   tls?: boolean;
   /** Pod logs by "namespace/pod/container". */
   logs?: Record<string, string>;
+  /**
+   * API groups whose CRDs are not installed (e.g. "ipam.liqo.io"): absent from discovery, 404 on
+   * their paths like any unknown resource, and their objects are not served.
+   */
+  missingGroups?: string[];
 }
 
 /** A running fake cluster. */
@@ -256,7 +261,10 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   const useTls = cfg.tls ?? true;
   const tls = useTls ? await generateTlsMaterial() : null;
   const token = randomToken();
-  const resources = buildResources(cfg.objects);
+  const missingGroups = new Set(cfg.missingGroups ?? []);
+  const resources = buildResources(
+    cfg.objects.filter((o) => !missingGroups.has(splitApiVersion(o.apiVersion ?? "").group)),
+  );
   const requests: RequestLogEntry[] = [];
   const startedAt = Date.now();
   const forbid = new Set(cfg.forbid ?? []);

@@ -469,3 +469,29 @@ Deno.test("fakekube: plain HTTP kubeconfig skips TLS verification", async () => 
     await c.close();
   }
 });
+
+Deno.test("fakekube: missingGroups hides a group from discovery and its objects", async () => {
+  const c = await start({ missingGroups: ["networking.liqo.io"] });
+  try {
+    // deno-lint-ignore no-explicit-any
+    const gnames = (await get(c, "/apis")).body.groups.map((g: any) => g.name);
+    assert.ok(gnames.includes("core.liqo.io"));
+    assert.ok(!gnames.includes("networking.liqo.io"));
+    for (
+      const p of [
+        "/apis/networking.liqo.io",
+        "/apis/networking.liqo.io/v1beta1",
+        "/apis/networking.liqo.io/v1beta1/publickeies",
+        "/apis/networking.liqo.io/v1beta1/namespaces/t1/publickeies",
+        "/apis/networking.liqo.io/v1beta1/namespaces/t1/publickeies/milan",
+      ]
+    ) {
+      const r = await get(c, p);
+      assert.equal(r.status, 404, p);
+      assert.equal(r.body.reason, "NotFound", p);
+    }
+    assert.equal((await get(c, "/apis/core.liqo.io/v1beta1/foreignclusters")).body.items.length, 1);
+  } finally {
+    await c.close();
+  }
+});
