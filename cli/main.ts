@@ -6,6 +6,7 @@
 import { Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import { VERSION } from "../version.ts";
 import { formatToolError, ToolError, toToolError } from "./errors.ts";
+import { envValue } from "./output.ts";
 
 const FORMATS = ["text", "json", "yaml", "markdown", "junit"] as const;
 
@@ -163,8 +164,24 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * `deno task` runs in the directory of deno.json and records the caller's directory in INIT_CWD:
+ * go back there so relative paths (`--kubeconfig ./rome.yaml`, `-o bundle.tar.gz`) mean what the
+ * user typed.
+ */
+function restoreCallerDirectory(): void {
+  const dir = envValue("INIT_CWD");
+  if (!dir) return;
+  try {
+    Deno.chdir(dir);
+  } catch {
+    // no read permission for it: relative paths then resolve against the task directory
+  }
+}
+
 /** Runs the CLI with the given arguments; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
+  restoreCallerDirectory();
   const program = buildProgram();
   try {
     await program.parseAsync(args, { from: "user" });

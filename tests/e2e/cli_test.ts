@@ -123,3 +123,18 @@ Deno.test("demo prints a report with a diagnosis line and exits 2", async () => 
   assert.match(r.stdout, /diagnosis ✗ GW-02/);
   assert.ok(!r.stdout.includes("\u001b["), "no escape codes through a pipe");
 });
+
+Deno.test("through `deno task`, relative paths resolve against the caller's directory (INIT_CWD)", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const config = new URL("../../deno.json", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--config", config, "-q", "flyingfish", "check", "--kubeconfig", "./missing.yaml"],
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 3, stderr);
+  assert.ok(stderr.includes(`${dir}/./missing.yaml`) || stderr.includes(`${dir}/missing.yaml`), stderr);
+});
