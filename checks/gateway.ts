@@ -16,6 +16,7 @@ import {
   gatewayPods,
   type GatewayRef,
   isVirtualNode,
+  liqoNamespaceOf,
   nodeReady,
   REMOTE_ID_LABEL,
 } from "../kube/liqo.ts";
@@ -723,7 +724,9 @@ function gw04(ctx: CheckContext): Outcome {
       remediation:
         `# on ${client.cluster}: the gateway Deployment was not re-rendered from the GatewayClient\n` +
         `${k(client.gw.namespace)} get wggatewayclient ${client.gw.name} -o yaml\n` +
-        `kubectl -n liqo logs deploy/liqo-controller-manager | grep ${client.gw.name}`,
+        `kubectl -n ${
+          liqoNamespaceOf(client.inv) ?? "liqo"
+        } logs deploy/liqo-controller-manager | grep ${client.gw.name}`,
     };
   }
   if (srv.addresses.includes(specAddr) && specPort === srv.port) {

@@ -271,6 +271,19 @@ Deno.test("GW-04: stale client endpoint fails, NAT override warns, args drift fa
   assert.match(d.summary, /running client gateway dials 203\.0\.113\.50:51840/);
 });
 
+Deno.test("GW-04: args-drift remediation uses the client's Liqo namespace (not a hard-coded liqo)", async () => {
+  const r = (await rome()).map((o) =>
+    o.metadata.namespace === "liqo" ? { ...o, metadata: { ...o.metadata, namespace: "liqo-system" } } : o
+  );
+  const m = await milan();
+  find(r, "GatewayClient", "milan-8d1f03", ROME_NS).spec.endpoint.addresses = ["203.0.113.77"];
+  find(m, "GatewayServer", "rome-4b2a9e", MILAN_NS).status.endpoint.addresses = ["203.0.113.77"];
+  const d = await run("GW-04", r, { remote: m });
+  assert.equal(d.status, "fail");
+  assert.match(d.remediation ?? "", /kubectl -n liqo-system logs deploy\/liqo-controller-manager/);
+  assert.doesNotMatch(d.remediation ?? "", /-n liqo /);
+});
+
 Deno.test("GW-04: skips without a remote", async () => {
   assert.equal((await run("GW-04", await rome())).status, "skip");
 });
