@@ -381,7 +381,10 @@ function api02Consumer(ctx: CheckContext, proxyUrl: string): Outcome {
       evidence: [...problems, ...evidence],
       remediation: `kubectl get foreigncluster ${id} -o jsonpath='{.status.foreignProxyUrl}'\n` +
         `kubectl -n ${tenantNs(ctx)} get configuration -l ${REMOTE_ID_LABEL}=${id} -o wide\n` +
-        `On the provider: kubectl -n liqo get ip api-server-proxy; kubectl -n liqo get deploy liqo-proxy\n` +
+        `On the provider: kubectl -n ${
+          ctx.remote?.liqoNamespace ?? "<liqo namespace>"
+        } get ip api-server-proxy; ` +
+        `kubectl -n ${ctx.remote?.liqoNamespace ?? "<liqo namespace>"} get deploy liqo-proxy\n` +
         `Re-run the in-band authentication so the URL is recomputed: liqoctl peer --remote-kubeconfig <${id} kubeconfig> --in-band` +
         (expectedUrl
           ? ` (without --proxy-url, or --proxy-url ${expectedUrl}: the provider's IP translated into the remapped external CIDR)`

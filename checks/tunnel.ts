@@ -17,7 +17,14 @@ import {
 } from "../kube/liqo.ts";
 import { handshakeAgeSeconds, rates, TUNNEL_PREFIX, tunnelInterfaces } from "../probes/wireguard.ts";
 import { parseLatency } from "../probes/duration.ts";
-import { containerArgs, gatewayDeployment, lookupGateway, pingDisabled } from "./gateway.ts";
+import {
+  containerArgs,
+  endpointOf,
+  formatEndpoint,
+  gatewayDeployment,
+  lookupGateway,
+  pingDisabled,
+} from "./gateway.ts";
 
 /** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
 export const CONNECTION_STALE_MS = 60_000;
@@ -180,6 +187,17 @@ function tun01(ctx: CheckContext): Outcome {
       } ago): the tunnel never came up`,
       evidence: [
         ...evidence,
+        ...(gw.role === "client"
+          ? [
+            `this gateway dials ${
+              formatEndpoint(endpointOf(gw.object.spec?.endpoint))
+            } (GatewayClient spec.endpoint)`,
+          ]
+          : [
+            `this gateway listens on ${
+              formatEndpoint(endpointOf(gw.object.status?.endpoint))
+            } (GatewayServer status.endpoint)`,
+          ]),
         "likely causes: endpoint unreachable or UDP blocked on the path (GW-05), WireGuard key mismatch (TUN-04), " +
         "the peer's gateway down",
       ],

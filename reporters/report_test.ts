@@ -71,3 +71,14 @@ Deno.test("varyingScopes and formatDuration", () => {
   assert.equal(formatDuration(4800), "4.8s");
   assert.equal(formatDuration(123_000), "2m03s");
 });
+
+Deno.test("the shipped schema/report.v1.schema.json is the schema generated from ReportSchema", async () => {
+  const shipped = JSON.parse(
+    await Deno.readTextFile(new URL("../schema/report.v1.schema.json", import.meta.url)),
+  );
+  assert.deepEqual(
+    shipped,
+    JSON.parse(JSON.stringify(jsonSchema())),
+    "regenerate it: deno task schema",
+  );
+});

@@ -130,7 +130,17 @@ Deno.test("through `deno task`, relative paths resolve against the caller's dire
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--config", config, "-q", "flyingfish", "check", "--kubeconfig", "./missing.yaml"],
     cwd: dir,
-    env: { NO_COLOR: "1" },
+    // A clean environment: an INIT_CWD inherited from an outer `deno task test` would win (npm semantics).
+    clearEnv: true,
+    env: Object.fromEntries(
+      Object.entries({
+        NO_COLOR: "1",
+        PATH: Deno.env.get("PATH"),
+        HOME: Deno.env.get("HOME"),
+        DENO_DIR: Deno.env.get("DENO_DIR"),
+      })
+        .filter((e): e is [string, string] => e[1] !== undefined),
+    ),
     stdout: "piped",
     stderr: "piped",
   }).output();
