@@ -19,6 +19,7 @@ import {
   isVirtualNode,
   nodeReady,
   REMOTE_ID_LABEL,
+  warningEventsFor,
 } from "../kube/liqo.ts";
 import { controllerManagerFlag, describePolicy, ingressPoliciesFor, policiesAdmit } from "./cni.ts";
 
@@ -143,7 +144,12 @@ function runFab01(ctx: CheckContext): Outcome {
   if (problems.length === 0) {
     return { status: "pass", summary: `fabric pod ready on all ${nodes.length} nodes`, evidence };
   }
-  evidence.push(...problems.map((p) => p.line));
+  for (const p of problems) {
+    evidence.push(p.line);
+    if (p.pod) evidence.push(...fabricEvents(ctx, "Pod", p.pod));
+  }
+  // The DaemonSet's own warnings (FailedCreate, FailedDaemonPod) explain nodes without a pod.
+  if (problems.some((p) => !p.pod)) evidence.push(...fabricEvents(ctx, "DaemonSet", ds));
   const names = problems.map((p) => p.node).join(", ");
   const onlyDown = problems.every((p) => p.nodeDown && !p.pod);
   const remediation = problems.map((p) => {
@@ -173,6 +179,14 @@ function runFab01(ctx: CheckContext): Outcome {
     evidence,
     remediation,
   };
+}
+
+/** Warning events of a fabric pod or the DaemonSet, as indented evidence lines. */
+function fabricEvents(ctx: CheckContext, kind: string, o: K8sObject): string[] {
+  return warningEventsFor(ctx.cluster.inv, kind, o.metadata.namespace, o.metadata.name, ctx.cluster.now)
+    .map((l) =>
+      `  event ${kind === "Pod" ? `pod ${o.metadata.name}` : `daemonset ${o.metadata.name}`}: ${l}`
+    );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -486,10 +500,11 @@ export const FABRIC_CHECKS: readonly CheckDef[] = [
     scope: "single",
     perPeer: false,
     reads: ["daemonsets", "pods", "nodes"],
-    optionalReads: ["deployments"],
+    optionalReads: ["deployments", "events"],
     explain: {
       reads: "DaemonSet labelled app.kubernetes.io/name=fabric in the Liqo namespace (status, tolerations, " +
-        "nodeSelector), its pods, every non-virtual Node (taints, Ready), the controller-manager's --networking-enabled.",
+        "nodeSelector), its pods, every non-virtual Node (taints, Ready), the controller-manager's --networking-enabled; " +
+        "when readable, Warning events of the failing fabric pods and of the DaemonSet.",
       decides:
         "fail listing each node without a Running+Ready fabric pod and why (untolerated taint, Pending " +
         "reason, crash with last termination); warn when the only such nodes are NotReady; skip when networking is disabled.",

@@ -19,6 +19,7 @@ import {
   liqoNamespaceOf,
   nodeReady,
   REMOTE_ID_LABEL,
+  warningEventsFor,
 } from "../kube/liqo.ts";
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../probes/cidr.ts";
 import { PRECISE_UDP_UNAVAILABLE } from "../probes/udp.ts";
@@ -171,8 +172,11 @@ function gw01(ctx: CheckContext): Outcome {
     };
   }
   const pods = gatewayPods(ctx.cluster.inv, gw).filter((p) => !p.metadata.deletionTimestamp);
-  for (const p of pods) evidence.push(...podEvidence(ctx, p));
+  const passEvidence = [...evidence, ...pods.flatMap((p) => podEvidence(ctx, p))];
+  // Warning events explain a finding (FailedScheduling, BackOff…); a passing result stays as it was.
+  for (const p of pods) evidence.push(...podEvidence(ctx, p), ...eventLines(ctx, "Pod", p));
   if (pods.length === 0) {
+    evidence.push(...eventLines(ctx, "Deployment", dep));
     return {
       status: "fail",
       summary: `no pod for gateway Deployment ${gw.workloadName} (${ready}/${desired} ready)`,
@@ -228,8 +232,14 @@ function gw01(ctx: CheckContext): Outcome {
   return {
     status: "pass",
     summary: `gateway pod ${active.metadata.name} running (gateway, wireguard, geneve)`,
-    evidence,
+    evidence: passEvidence,
   };
+}
+
+/** Warning events of an object as indented evidence lines (none when events are unreadable). */
+function eventLines(ctx: CheckContext, kind: string, o: K8sObject): string[] {
+  return warningEventsFor(ctx.cluster.inv, kind, o.metadata.namespace, o.metadata.name, ctx.cluster.now)
+    .map((l) => `  event: ${l}`);
 }
 
 function noGateway(ctx: CheckContext, peerId: string): Outcome {
@@ -382,6 +392,7 @@ function gw02(ctx: CheckContext): Outcome {
   if (type !== wantType) evidence.push(`GatewayServer ${gw.name} asks for ${wantType}`);
   if (type === "LoadBalancer") return lbExposure(ctx, gw, svc, evidence);
   if (type === "NodePort") return nodePortExposure(ctx, gw, port, evidence);
+  evidence.push(...eventLines(ctx, "Service", svc));
   return {
     status: "warn",
     summary:
@@ -411,6 +422,24 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: K8sObject, evidence:
     }`,
   );
   const np = servicePort(svc, gw)?.nodePort;
+  const events = eventLines(ctx, "Service", svc);
+  evidence.push(...events);
+  if (events.some(rejectsUdp)) {
+    return {
+      status: "fail",
+      summary:
+        `LoadBalancer Service ${svc.metadata.name} stuck <pending>: the cloud load balancer does not ` +
+        `support UDP, which the gateway needs (see the Service's events)`,
+      evidence,
+      remediation:
+        `# this cloud load balancer cannot carry the gateway's UDP port: expose the gateway with a NodePort\n` +
+        `# and open UDP ${np ?? "<nodePort>"} to the nodes in the cloud firewall / security group:\n` +
+        `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort\n` +
+        `# or keep a LoadBalancer of a kind that supports UDP (e.g. a network load balancer; see the provider's ` +
+        `Service annotations)\n` +
+        `${k(gw.namespace)} describe svc ${svc.metadata.name}`,
+    };
+  }
   return {
     status: "fail",
     summary:
@@ -424,6 +453,13 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: K8sObject, evidence:
       } in the firewall:\n` +
       `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort`,
   };
+}
+
+/** An event line saying the load balancer refuses UDP (e.g. SyncLoadBalancerFailed on a TCP-only LB). */
+function rejectsUdp(line: string): boolean {
+  return /\bUDP\b/i.test(line) &&
+    /not supported|unsupported|does not support|doesn't support|cannot|mixed protocol|invalid protocol/i
+      .test(line);
 }
 
 function nodePortExposure(
@@ -886,11 +922,13 @@ export const GATEWAY_CHECKS: readonly CheckDef[] = [
     scope: "single",
     perPeer: true,
     reads: ["gatewayservers", "gatewayclients", "deployments", "pods"],
+    optionalReads: ["events"],
     explain: {
       reads:
         "GatewayServer/GatewayClient labelled liqo.io/remote-cluster-id=<peer>; Deployment gw-<name> and its " +
         "pods (labels networking.liqo.io/component=gateway, gateway-name=<name>) in the gateway namespace; " +
-        "container states of gateway, wireguard, geneve; ForeignCluster status.modules.networking.enabled.",
+        "container states of gateway, wireguard, geneve; ForeignCluster status.modules.networking.enabled; " +
+        "when readable, the Warning events of the gateway pods (shown with a failure or warning).",
       decides:
         "fail: no gateway object for a peer with networking enabled, Deployment missing or at 0 replicas, " +
         "no pod, pod not running (Pending/Unschedulable), a container not running (CrashLoopBackOff, last " +
@@ -912,14 +950,16 @@ export const GATEWAY_CHECKS: readonly CheckDef[] = [
     scope: "single",
     perPeer: true,
     reads: ["gatewayservers", "gatewayclients", "services", "nodes"],
-    optionalReads: ["pods"],
+    optionalReads: ["pods", "events"],
     explain: {
       reads:
         "The gateway server Service (labels networking.liqo.io/component=gateway, gateway-name, else name " +
-        "gw-<name>), its type, ports and status.loadBalancer; for NodePort the non-virtual nodes' addresses.",
+        "gw-<name>), its type, ports and status.loadBalancer; for NodePort the non-virtual nodes' addresses; " +
+        "when readable, the Service's Warning events (e.g. SyncLoadBalancerFailed).",
       decides:
         "Server side only (skip on the client side). pass: LoadBalancer with an ingress address, or NodePort " +
-        "on nodes with a public address. fail: Service missing, LoadBalancer <pending>. warn: NodePort with only " +
+        "on nodes with a public address. fail: Service missing, LoadBalancer <pending> (with the UDP hint " +
+        "when its events say the load balancer does not support UDP). warn: NodePort with only " +
         "private node addresses (unless, in dual mode, the peer's nodes share the private /16 or the " +
         "peer dials a public NAT address instead — GW-04 judges that), ClusterIP.",
       fixes:

@@ -15,6 +15,8 @@ export interface KindSpec {
   readonly namespaced: boolean;
   /** Server-side label selector applied to the list (keeps sensitive kinds narrow). */
   readonly labelSelector?: string;
+  /** Server-side field selector applied to the list (e.g. only Warning events). */
+  readonly fieldSelector?: string;
 }
 
 /** Stable id of a kind in {@link KINDS}. */
@@ -50,7 +52,8 @@ export type KindId =
   | "namespaceoffloadings"
   | "namespacemaps"
   | "virtualnodes"
-  | "shadowendpointslices";
+  | "shadowendpointslices"
+  | "events";
 
 /** Every kind the catalog may read, keyed by a stable id. */
 export const KINDS: Readonly<Record<KindId, KindSpec>> = {
@@ -124,6 +127,15 @@ export const KINDS: Readonly<Record<KindId, KindSpec>> = {
   namespacemaps: liqo("offloading", "namespacemaps", "NamespaceMap"),
   virtualnodes: liqo("offloading", "virtualnodes", "VirtualNode"),
   shadowendpointslices: liqo("offloading", "shadowendpointslices", "ShadowEndpointSlice"),
+  /** Only Warning events (what `kubectl describe` shows first); the API server expires events after ~1 h. */
+  events: {
+    group: "",
+    version: "v1",
+    plural: "events",
+    kind: "Event",
+    namespaced: true,
+    fieldSelector: "type=Warning",
+  },
 };
 
 /** All kind ids, in a fixed order. */

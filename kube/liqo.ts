@@ -220,3 +220,50 @@ export function imageTag(image: unknown): string | null {
   const colon = image.lastIndexOf(":");
   return colon > image.lastIndexOf("/") ? image.slice(colon + 1) : null;
 }
+
+/** Longest event message shown in evidence; longer ones are cut with "…". */
+const EVENT_MESSAGE_MAX = 400;
+
+/**
+ * Warning events of one object (involvedObject kind/namespace/name), newest first, as evidence lines:
+ * `Warning SyncLoadBalancerFailed (x12, last 2m0s ago): Error syncing load balancer: …`. Handles both
+ * core events (count, lastTimestamp) and events.k8s.io ones seen through core v1 (series, eventTime).
+ * Returns [] when the events kind could not be read, so events stay optional evidence.
+ */
+export function warningEventsFor(
+  inv: Inventory,
+  kind: string,
+  namespace: string | null | undefined,
+  name: string,
+  now: Date,
+  limit = 3,
+): string[] {
+  const events = inv.tryItems("events");
+  if (!events) return [];
+  const ns = namespace ?? "";
+  // deno-lint-ignore no-explicit-any
+  const mine = events.map((e) => e as any).filter((e) => {
+    const io = e?.involvedObject;
+    if (!io || io.kind !== kind || io.name !== name || (io.namespace ?? "") !== ns) return false;
+    return typeof e.type !== "string" || e.type === "" || e.type === "Warning";
+  }).map((e) => {
+    const last = [e.lastTimestamp, e.series?.lastObservedTime, e.eventTime, e.metadata?.creationTimestamp]
+      .find((t) => typeof t === "string" && !Number.isNaN(Date.parse(t))) as string | undefined;
+    return { e, at: last ? Date.parse(last) : null, last };
+  });
+  mine.sort((a, b) => (b.at ?? -Infinity) - (a.at ?? -Infinity));
+  return mine.slice(0, Math.max(0, limit)).map(({ e, last }) => {
+    const count = typeof e.count === "number" && e.count > 0
+      ? e.count
+      : typeof e.series?.count === "number" && e.series.count > 0
+      ? e.series.count
+      : null;
+    const parts: string[] = [];
+    if (count !== null && count > 1) parts.push(`x${count}`);
+    if (last) parts.push(`last ${formatAge(ageMs(now, last))} ago`);
+    let message = typeof e.message === "string" ? e.message.replace(/\s+/g, " ").trim() : "";
+    if (message.length > EVENT_MESSAGE_MAX) message = `${message.slice(0, EVENT_MESSAGE_MAX - 1)}…`;
+    const reason = typeof e.reason === "string" && e.reason ? e.reason : "(no reason)";
+    return `Warning ${reason}${parts.length ? ` (${parts.join(", ")})` : ""}${message ? `: ${message}` : ""}`;
+  });
+}

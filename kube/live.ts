@@ -193,6 +193,7 @@ export async function createLiveSource(opts: LiveSourceOptions = {}): Promise<Li
       for (let page = 0; page < MAX_PAGES; page++) {
         const q = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
         if (spec.labelSelector) q.set("labelSelector", spec.labelSelector);
+        if (spec.fieldSelector) q.set("fieldSelector", spec.fieldSelector);
         if (cont) q.set("continue", cont);
         // deno-lint-ignore no-explicit-any
         const body = await getJson(`${listPath(spec)}?${q}`) as any;

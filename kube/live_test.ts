@@ -121,11 +121,12 @@ async function setup(
     latencyMs?: number;
     timeoutMs?: number;
     allowKubectl?: boolean;
+    extra?: K8sObject[];
   } = {},
 ): Promise<Env> {
   const fake = await startFakeCluster({
     name: "rome",
-    objects: baseObjects(opts.configmaps),
+    objects: [...baseObjects(opts.configmaps), ...(opts.extra ?? [])],
     wireguard: WIREGUARD,
     forbid: opts.forbid,
     latencyMs: opts.latencyMs,
@@ -193,6 +194,28 @@ Deno.test("live: list paginates (limit=500 + continue) and fills in apiVersion/k
     assert.equal(conns.items.length, 1);
     assert.equal(conns.items[0].apiVersion, "networking.liqo.io/v1beta1");
     assert.equal(conns.items[0].kind, "Connection");
+  } finally {
+    await teardown(env);
+  }
+});
+
+Deno.test("live: events are listed with the server-side field selector type=Warning", async () => {
+  const event = (name: string, type: string): K8sObject => ({
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name, namespace: "liqo-tenant-milan", creationTimestamp: ts() },
+    involvedObject: { apiVersion: "v1", kind: "Pod", name: "gw-milan-7d9f", namespace: "liqo-tenant-milan" },
+    reason: type === "Warning" ? "BackOff" : "Pulled",
+    type,
+  });
+  const env = await setup({ extra: [event("w", "Warning"), event("n", "Normal")] });
+  try {
+    const out = await env.source.list(KINDS.events);
+    assert.ok(out.ok, JSON.stringify(out));
+    const lists = env.fake.requests.filter((r) => r.path === "/api/v1/events");
+    assert.equal(lists.length, 1);
+    assert.equal(new URLSearchParams(lists[0].query).get("fieldSelector"), "type=Warning");
+    assert.deepEqual(out.items.map((e) => e.metadata.name), ["w"]);
   } finally {
     await teardown(env);
   }

@@ -1,6 +1,6 @@
 /** CLI behaviour that is not about a scenario: catalog, explain, help, permissions, demo, exit 3. */
 import assert from "node:assert/strict";
-import { runCli } from "./harness.ts";
+import { runCli, runScenario } from "./harness.ts";
 import { loadScenario, serveScenario } from "../fakekube/scenario.ts";
 
 Deno.test("checks -o json lists the catalog and marks checks that need both kubeconfigs", async () => {
@@ -147,4 +147,17 @@ Deno.test("through `deno task`, relative paths resolve against the caller's dire
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 3, stderr);
   assert.ok(stderr.includes(`${dir}/./missing.yaml`) || stderr.includes(`${dir}/missing.yaml`), stderr);
+});
+
+Deno.test("--peer narrows the run to one peering; an unknown peer is exit 3 naming the known ones", async () => {
+  const only = await runScenario("two-peers-one-broken", { extraArgs: ["--peer", "milan-8d1f03"] });
+  assert.equal(only.code, 0, only.stderr);
+  const peers = new Set(only.report.results.map((r: { peer: string | null }) => r.peer).filter(Boolean));
+  assert.deepEqual([...peers], ["milan-8d1f03"]);
+  const broken = await runScenario("two-peers-one-broken", { extraArgs: ["--peer", "paris-5c3e71"] });
+  assert.equal(broken.code, 2);
+  assert.equal(broken.report.diagnosis.peer, "paris-5c3e71");
+  const unknown = await runScenario("two-peers-one-broken", { extraArgs: ["--peer", "oslo-000000"] });
+  assert.equal(unknown.code, 3);
+  assert.match(unknown.stderr, /no peer oslo-000000 .*known peers: .*milan-8d1f03.*paris-5c3e71/);
 });

@@ -1,7 +1,8 @@
 /**
  * Label and field selectors as the kube-apiserver parses them (the subset FlyingFish and kubectl
  * use): `k=v`, `k==v`, `k!=v`, `k`, `!k`, `k in (a,b)`, `k notin (a,b)`; fields `=`/`==`/`!=` on
- * metadata.name, metadata.namespace, spec.nodeName, status.phase.
+ * metadata.name, metadata.namespace, spec.nodeName, status.phase, and for events type,
+ * involvedObject.kind, involvedObject.name, involvedObject.namespace.
  */
 import type { K8sObject } from "../../kube/source.ts";
 
@@ -76,11 +77,20 @@ export function parseLabelSelector(sel: string): Matcher {
   return (o) => reqs.every((r) => r(o));
 }
 
+function involved(o: K8sObject, field: "kind" | "name" | "namespace"): string {
+  const io = o.involvedObject as Record<string, unknown> | undefined;
+  return String(io?.[field] ?? "");
+}
+
 const FIELDS: Record<string, (o: K8sObject) => string> = {
   "metadata.name": (o) => o.metadata.name,
   "metadata.namespace": (o) => o.metadata.namespace ?? "",
   "spec.nodeName": (o) => String(o.spec?.nodeName ?? ""),
   "status.phase": (o) => String(o.status?.phase ?? ""),
+  type: (o) => String(o.type ?? ""),
+  "involvedObject.kind": (o) => involved(o, "kind"),
+  "involvedObject.name": (o) => involved(o, "name"),
+  "involvedObject.namespace": (o) => involved(o, "namespace"),
 };
 
 /** Parses a field selector into a predicate. */
