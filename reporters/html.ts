@@ -97,7 +97,16 @@ export function dataPath(report: Report, peer: string | null): Hop[] {
       if (spec.key === "pod-remote" && (r.layer === "ipam" || r.layer === "reflection")) return true;
       return spec.side === "local" ? onLocal : onRemote;
     });
-    return { key: spec.key, label: spec.label, side: spec.side, status: worst(matches), results: matches };
+    // A hop some of whose checks were blocked by an earlier failure is not verified: never a ✓.
+    const blocked = matches.some((r) => r.status === "skip" && r.blockedBy !== null);
+    const status = worst(matches);
+    return {
+      key: spec.key,
+      label: spec.label,
+      side: spec.side,
+      status: status === "pass" && blocked ? "skip" : status,
+      results: matches,
+    };
   });
 }
 
