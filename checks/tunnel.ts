@@ -256,18 +256,31 @@ function noConnection(
   };
 }
 
+/** The live WireGuard evidence of the peer's active gateway and its tunnel interfaces, or the outcome
+ * that replaces a judgement (no gateway, exec impossible, no tunnel interface). */
+async function liveTunnels(
+  ctx: CheckContext,
+  what: string,
+): Promise<
+  { gw: GatewayRef; ev: Extract<WgEvidence, { ok: true }>; tunnels: WgInterface[] } | { outcome: Outcome }
+> {
+  const l = lookupGateway(ctx);
+  if ("outcome" in l) return { outcome: l.outcome };
+  const live = await liveWireguard(ctx, l.gw);
+  if ("none" in live) return { outcome: { status: "skip", summary: live.none } };
+  const { ev } = live;
+  if (!ev.ok) return { outcome: execUnknown(ev, what) };
+  const tunnels = tunnelsOrOutcome(ev, what);
+  return Array.isArray(tunnels) ? { gw: l.gw, ev, tunnels } : { outcome: tunnels };
+}
+
 // ---------------------------------------------------------------------------------------------
 // TUN-02 handshake freshness
 
 async function tun02(ctx: CheckContext): Promise<Outcome> {
-  const l = lookupGateway(ctx);
-  if ("outcome" in l) return l.outcome;
-  const live = await liveWireguard(ctx, l.gw);
-  if ("none" in live) return { status: "skip", summary: live.none };
-  const { ev } = live;
-  if (!ev.ok) return execUnknown(ev, "handshake unknown");
-  const tunnels = tunnelsOrOutcome(ev, "handshake unknown");
-  if (!Array.isArray(tunnels)) return tunnels;
+  const live = await liveTunnels(ctx, "handshake unknown");
+  if ("outcome" in live) return live.outcome;
+  const { ev, tunnels } = live;
   const evidence: string[] = [];
   const bad: string[] = [];
   const nowMs = ev.first.takenAt;
@@ -311,14 +324,12 @@ function rateText(n: number | null): string {
 }
 
 async function tun03(ctx: CheckContext): Promise<Outcome> {
-  const l = lookupGateway(ctx);
-  if ("outcome" in l) return l.outcome;
-  const live = await liveWireguard(ctx, l.gw);
-  if ("none" in live) return { status: "skip", summary: live.none };
-  const { ev } = live;
-  if (!ev.ok) return execUnknown(ev, "traffic unknown");
-  const tunnels = tunnelsOrOutcome(ev, "traffic unknown");
-  if (!Array.isArray(tunnels)) return tunnels.status === "fail" ? { ...tunnels, status: "unknown" } : tunnels;
+  const live = await liveTunnels(ctx, "traffic unknown");
+  // No tunnel interface is TUN-02's finding; here it only means the rates cannot be known.
+  if ("outcome" in live) {
+    return live.outcome.status === "fail" ? { ...live.outcome, status: "unknown" } : live.outcome;
+  }
+  const { ev, gw } = live;
   if (!ev.second) {
     return {
       status: "unknown",
@@ -342,7 +353,7 @@ async function tun03(ctx: CheckContext): Promise<Outcome> {
       evidence,
     };
   }
-  const dep = gatewayDeployment(ctx, l.gw);
+  const dep = gatewayDeployment(ctx, gw);
   const pingOff = pingDisabled(dep?.spec?.template?.spec);
   const outbound = rs.find((r) => r.rxDelta === 0 && r.txDelta > 0);
   if (outbound) {
@@ -354,7 +365,7 @@ async function tun03(ctx: CheckContext): Promise<Outcome> {
       remediation:
         `# capture on the gateway while it sends:\n${k(ev.namespace)} exec ${ev.pod} -c wireguard -- ` +
         `tcpdump -ni any udp port ${
-          l.gw.object.status?.endpoint?.port ?? l.gw.object.spec?.endpoint?.port ?? 51840
+          gw.object.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840
         } -c 20`,
     };
   }
