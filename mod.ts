@@ -14,7 +14,7 @@
  * ```
  * @module
  */
-export { type DiagnosisRequest, runDiagnosis } from "./checks/run.ts";
+export { type DiagnosisRequest, runDiagnosis } from "./diagnose/run.ts";
 export { CATALOG, dependentsOf, findCheck } from "./checks/catalog.ts";
 export {
   countStatuses,
@@ -36,12 +36,12 @@ export type {
 } from "./checks/types.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "./checks/types.ts";
 export type { ClusterSource, K8sObject } from "./kube/source.ts";
-export { createLiveSource, type LiveClusterSource, type LiveSourceOptions } from "./kube/live.ts";
+export { createLiveSource, type LiveClusterSource, type LiveSourceOptions } from "./kube/live/source.ts";
 export { createProbeHub } from "./probes/live_hub.ts";
 export { openSnapshot } from "./kube/snapshot.ts";
 export type { ProbeHub } from "./probes/hub.ts";
-export { jsonSchema, type Report, ReportSchema, SCHEMA_VERSION } from "./reporters/report.ts";
-export { type Format, FORMATS, render } from "./reporters/render.ts";
+export { jsonSchema, type Report, ReportSchema, SCHEMA_VERSION } from "./report/model.ts";
+export { type Format, FORMATS, render } from "./render/render.ts";
 export { VERSION } from "./version.ts";
 
 import type { RunOptions } from "./checks/types.ts";

@@ -6,7 +6,13 @@
 import type { CheckContext, CheckDef, Outcome } from "./types.ts";
 import type { Inventory } from "../kube/inventory.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { controllerManager, gatewayOf, gatewayPods, isVirtualNode, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import {
+  controllerManager,
+  gatewayOf,
+  gatewayPods,
+  isVirtualNode,
+  REMOTE_ID_LABEL,
+} from "../liqo/lookups.ts";
 import { contains, overlaps, parseCidr } from "../probes/cidr.ts";
 import { peerConfiguration, remappedCidrs } from "./ipam.ts";
 

@@ -5,7 +5,7 @@
 import type { CheckContext, CheckDef, Outcome } from "./types.ts";
 import type { Inventory } from "../kube/inventory.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { ageMs, conditionOf, formatAge, liqoNamespaceOf, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import { ageMs, conditionOf, formatAge, liqoNamespaceOf, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import { contains, remapAddress } from "../probes/cidr.ts";
 import { tryParseCertificate } from "../probes/x509.ts";
 

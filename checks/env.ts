@@ -20,7 +20,7 @@ import {
   liqoVersionOf,
   networkingEnabled,
   REMOTE_ID_LABEL,
-} from "./../kube/liqo.ts";
+} from "../liqo/lookups.ts";
 
 // ---------------------------------------------------------------------------------------------
 // shared helpers

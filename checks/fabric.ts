@@ -20,7 +20,7 @@ import {
   nodeReady,
   REMOTE_ID_LABEL,
   warningEventsFor,
-} from "../kube/liqo.ts";
+} from "../liqo/lookups.ts";
 import { controllerManagerFlag, describePolicy, ingressPoliciesFor, policiesAdmit } from "./cni.ts";
 
 // deno-lint-ignore no-explicit-any

@@ -20,7 +20,7 @@ import {
   nodeReady,
   REMOTE_ID_LABEL,
   warningEventsFor,
-} from "../kube/liqo.ts";
+} from "../liqo/lookups.ts";
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../probes/cidr.ts";
 import { PRECISE_UDP_UNAVAILABLE } from "../probes/udp.ts";
 

@@ -6,7 +6,14 @@
 import type { CheckContext, CheckDef, ClusterView, Outcome } from "./types.ts";
 import type { Inventory } from "../kube/inventory.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { ageMs, conditionOf, formatAge, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import {
+  ageMs,
+  conditionOf,
+  formatAge,
+  isVirtualNode,
+  peerObjects,
+  REMOTE_ID_LABEL,
+} from "../liqo/lookups.ts";
 import { contains, overlaps, parseCidr } from "../probes/cidr.ts";
 
 /** Label selecting Liqo's Networks by role. */

@@ -4,7 +4,14 @@
  */
 import type { CheckContext, CheckDef, Outcome } from "./types.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { ageMs, conditionOf, formatAge, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import {
+  ageMs,
+  conditionOf,
+  formatAge,
+  isVirtualNode,
+  peerObjects,
+  REMOTE_ID_LABEL,
+} from "../liqo/lookups.ts";
 import { contains } from "../probes/cidr.ts";
 import { peerConfiguration, remappedCidrs } from "./ipam.ts";
 

@@ -14,7 +14,7 @@ import {
   type GatewayRef,
   liqoVersionOf,
   REMOTE_ID_LABEL,
-} from "../kube/liqo.ts";
+} from "../liqo/lookups.ts";
 import { handshakeAgeSeconds, rates, TUNNEL_PREFIX, tunnelInterfaces } from "../probes/wireguard.ts";
 import { parseLatency } from "../probes/duration.ts";
 import {

@@ -2,11 +2,11 @@
  * `flyingfish check`: connect to one or two clusters, run the catalog, print the report.
  */
 import { parseDurationFlag } from "../probes/duration.ts";
-import { PermissionError, ToolError } from "./errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CheckResult, RunOptions } from "../checks/types.ts";
-import type { Report } from "../reporters/report.ts";
-import type { Format } from "../reporters/render.ts";
+import type { Report } from "../report/model.ts";
+import type { Format } from "../render/render.ts";
 import { stdoutIsTty, useColor, writeOut } from "./output.ts";
 
 /** The cluster-selection flags shared by `check` and `report`. */
@@ -79,7 +79,7 @@ export async function openSources(
     const { openSnapshot } = await import("../kube/snapshot.ts");
     return await openSnapshot(opts.snapshot);
   }
-  const { createLiveSource } = await import("../kube/live.ts");
+  const { createLiveSource } = await import("../kube/live/source.ts");
   const local = await createLiveSource({
     kubeconfig: opts.kubeconfig,
     context: opts.context,
@@ -133,7 +133,7 @@ export async function diagnose(
   hooks: DiagnoseHooks = {},
 ): Promise<Report> {
   const [{ runDiagnosis }, { createProbeHub }] = await Promise.all([
-    import("../checks/run.ts"),
+    import("../diagnose/run.ts"),
     import("../probes/live_hub.ts"),
   ]);
   return await runDiagnosis({
@@ -161,8 +161,8 @@ export async function diagnoseAndPrint(
   opts: { output: string; color?: boolean; verbose?: boolean; quiet?: boolean; peer?: string[] },
 ): Promise<Report> {
   const [{ render }, { LiveChecklist }] = await Promise.all([
-    import("../reporters/render.ts"),
-    import("../reporters/text.ts"),
+    import("../render/render.ts"),
+    import("../render/text.ts"),
   ]);
   const color = useColor(opts.color);
   const text = opts.output === "text";

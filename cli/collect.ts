@@ -4,10 +4,10 @@
  * `flyingfish check --snapshot` diagnoses later, elsewhere, offline.
  */
 import { durationOption } from "./check.ts";
-import { PermissionError, ToolError } from "./errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
-import type { CollectTarget } from "../kube/collect.ts";
-import type { ClusterReader } from "../kube/logs.ts";
+import type { CollectTarget } from "../collect/collect.ts";
+import type { ClusterReader } from "../kube/live/logs.ts";
 
 /** Options of the collect command, as parsed by commander. */
 export interface CollectCommandOptions {
@@ -106,8 +106,8 @@ async function openCluster(
   requestTimeoutMs: number,
 ): Promise<{ source: ClusterSource; reader: ClusterReader }> {
   const [{ createLiveSource }, { createClusterReader }] = await Promise.all([
-    import("../kube/live.ts"),
-    import("../kube/logs.ts"),
+    import("../kube/live/source.ts"),
+    import("../kube/live/logs.ts"),
   ]);
   const source = await createLiveSource({ kubeconfig, context, requestTimeoutMs });
   try {
@@ -129,9 +129,9 @@ export async function runCollectCommand(opts: CollectCommandOptions): Promise<nu
   ensureWritable(out);
 
   const [{ collectBundle }, { packBundle }, { kindsFor }, { CATALOG }] = await Promise.all([
-    import("../kube/collect.ts"),
+    import("../collect/collect.ts"),
     import("../kube/bundle.ts"),
-    import("../checks/run.ts"),
+    import("../diagnose/run.ts"),
     import("../checks/catalog.ts"),
   ]);
 

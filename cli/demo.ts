@@ -2,8 +2,8 @@
  * `flyingfish demo`: serves a scenario from testdata/ with the fake API server in-process on
  * 127.0.0.1 (real HTTPS, token auth, exec websocket) and runs the real check against it.
  */
-import { listScenarios, loadScenario, serveScenario } from "../tests/fakekube/scenario.ts";
-import { ToolError } from "./errors.ts";
+import { listScenarios, loadScenario, serveScenario } from "../demo/fakekube/scenario.ts";
+import { ToolError } from "../errors.ts";
 import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
 
@@ -30,7 +30,7 @@ export async function runDemo(name: string, opts: DemoOptions): Promise<number> 
   }
   const scenario = await loadScenario(name);
   const served = await serveScenario(scenario, { tls: true });
-  const { createLiveSource } = await import("../kube/live.ts");
+  const { createLiveSource } = await import("../kube/live/source.ts");
   try {
     const local = await createLiveSource({
       kubeconfigYaml: served.kubeconfigYaml(scenario.run.local),

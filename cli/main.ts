@@ -5,7 +5,7 @@
  */
 import { Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import { VERSION } from "../version.ts";
-import { formatToolError, ToolError, toToolError } from "./errors.ts";
+import { formatToolError, ToolError, toToolError } from "../errors.ts";
 import { envValue } from "./output.ts";
 
 const FORMATS = ["text", "json", "yaml", "markdown", "junit"] as const;
@@ -153,7 +153,7 @@ export function buildProgram(): Command {
   program.command("schema")
     .description("print the JSON Schema of the -o json report")
     .action(async () => {
-      const { jsonSchema } = await import("../reporters/report.ts");
+      const { jsonSchema } = await import("../report/model.ts");
       console.log(JSON.stringify(jsonSchema(), null, 2));
     });
 

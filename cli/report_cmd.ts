@@ -6,9 +6,9 @@
  * cluster with the one-line permission error naming the flag (exit 3).
  */
 import { type ClusterFlags, diagnose, openSources, runOptionsFrom } from "./check.ts";
-import { PermissionError, ToolError, toToolError } from "./errors.ts";
+import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { writeOut } from "./output.ts";
-import type { Report } from "../reporters/report.ts";
+import type { Report } from "../report/model.ts";
 
 /** Formats `flyingfish report` writes. */
 export const REPORT_FORMATS = ["html", "markdown"] as const;
@@ -56,10 +56,10 @@ export function requireWrite(file: string): void {
 /** Renders the report in a report format. */
 export async function renderReport(report: Report, format: ReportFormat): Promise<string> {
   if (format === "markdown") {
-    const { renderMarkdown } = await import("../reporters/markdown.ts");
+    const { renderMarkdown } = await import("../render/markdown.ts");
     return renderMarkdown(report);
   }
-  const { renderHtml } = await import("../reporters/html.ts");
+  const { renderHtml } = await import("../render/html.ts");
   return renderHtml(report);
 }
 

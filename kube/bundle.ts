@@ -14,7 +14,7 @@
  * ```
  */
 import { z } from "zod";
-import { ToolError } from "../cli/errors.ts";
+import { ToolError } from "../errors.ts";
 
 /** Major version of the bundle format this FlyingFish writes and reads. */
 export const BUNDLE_FORMAT_VERSION = 1;

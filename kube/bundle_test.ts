@@ -13,7 +13,7 @@ import {
   tarUnpack,
   unpackBundle,
 } from "./bundle.ts";
-import { ToolError } from "../cli/errors.ts";
+import { ToolError } from "../errors.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -4,7 +4,7 @@
  * `http://localhost:8080`. client-node is imported lazily so that `--help` never loads it.
  */
 import { parse as parseYaml } from "yaml";
-import { PermissionError, ToolError, toToolError } from "../cli/errors.ts";
+import { PermissionError, ToolError, toToolError } from "../errors.ts";
 
 type ClientNode = typeof import("@kubernetes/client-node");
 /** client-node's KubeConfig class (type only; the module is loaded lazily). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PermissionError, ToolError } from "../cli/errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
 import { INLINE_PATH, loadKubeConfig } from "./kubeconfig.ts";
 
 interface Ctx {

@@ -5,7 +5,7 @@
  * right). `now()` is the capture time, so ages are judged as of then. Needs only read access to the
  * bundle file: no network, no cluster, no credentials.
  */
-import { PermissionError, ToolError } from "../cli/errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
 import {
   DiscoveryFileSchema,
   ExecRecordSchema,

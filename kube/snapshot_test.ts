@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { collectBundle } from "./collect.ts";
+import { collectBundle } from "../collect/collect.ts";
 import { packBundle } from "./bundle.ts";
 import { openSnapshotBytes } from "./snapshot.ts";
 import { KINDS } from "./kinds.ts";

@@ -5,10 +5,10 @@
  * against the objects the fake API server serves.
  */
 import assert from "node:assert/strict";
-import { buildClusterConfig, loadScenario } from "../fakekube/scenario.ts";
+import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
 import { runScenario } from "./harness.ts";
 import { runScenarioCommand } from "./scenario_cli.ts";
-import type { CheatSheetEntry } from "../../reporters/report.ts";
+import type { CheatSheetEntry } from "../../report/model.ts";
 import type { K8sObject } from "../../kube/source.ts";
 
 interface Want {

@@ -1,7 +1,7 @@
 /** CLI behaviour that is not about a scenario: catalog, explain, help, permissions, demo, exit 3. */
 import assert from "node:assert/strict";
 import { runCli, runScenario } from "./harness.ts";
-import { loadScenario, serveScenario } from "../fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 
 Deno.test("checks -o json lists the catalog and marks checks that need both kubeconfigs", async () => {
   const r = await runCli(["checks", "-o", "json"]);

@@ -17,14 +17,14 @@
  */
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { jsonSchema, type Report, ReportSchema } from "../../reporters/report.ts";
-import { renderJson } from "../../reporters/json.ts";
-import { renderYaml } from "../../reporters/yaml.ts";
-import { renderJunit } from "../../reporters/junit.ts";
-import { renderMarkdown } from "../../reporters/markdown.ts";
-import { renderHtml } from "../../reporters/html.ts";
-import { MARKS, renderText } from "../../reporters/text.ts";
-import { checkMarkup } from "../../reporters/fixture.ts";
+import { jsonSchema, type Report, ReportSchema } from "../../report/model.ts";
+import { renderJson } from "../../render/json.ts";
+import { renderYaml } from "../../render/yaml.ts";
+import { renderJunit } from "../../render/junit.ts";
+import { renderMarkdown } from "../../render/markdown.ts";
+import { renderHtml } from "../../render/html.ts";
+import { MARKS, renderText } from "../../render/text.ts";
+import { checkMarkup } from "../../report/fixture.ts";
 
 /** A JSON Schema (the subset zod's `toJSONSchema` emits). */
 export type JsonSchema = boolean | { [keyword: string]: unknown };

@@ -1,8 +1,8 @@
 /** The format validator itself: it accepts good reports and catches the problems it claims to. */
 import assert from "node:assert/strict";
-import { jsonSchema } from "../../reporters/report.ts";
-import { sampleReport } from "../../reporters/fixture.ts";
-import { renderHtml } from "../../reporters/html.ts";
+import { jsonSchema } from "../../report/model.ts";
+import { sampleReport } from "../../report/fixture.ts";
+import { renderHtml } from "../../render/html.ts";
 import { assertAllFormats, externalReferences, junitTestcases, validateJsonSchema } from "./formats.ts";
 
 function doc(): Record<string, unknown> {

@@ -4,7 +4,12 @@
  * the JSON report against the scenario's `expect` section.
  */
 import assert from "node:assert/strict";
-import { loadScenario, type Scenario, type ServedScenario, serveScenario } from "../fakekube/scenario.ts";
+import {
+  loadScenario,
+  type Scenario,
+  type ServedScenario,
+  serveScenario,
+} from "../../demo/fakekube/scenario.ts";
 
 /** Permissions e2e runs of the CLI get: Deno itself refuses any network target but 127.0.0.1. */
 export const CLI_PERMISSIONS: string[] = [

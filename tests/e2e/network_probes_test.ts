@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import type { K8sObject } from "../../kube/source.ts";
-import { buildClusterConfig, loadScenario } from "../fakekube/scenario.ts";
-import { type FakeCluster, startFakeCluster } from "../fakekube/server.ts";
+import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
+import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
 import { CLI_PERMISSIONS, runCli } from "./harness.ts";
 
 const PEER = "milan-8d1f03";

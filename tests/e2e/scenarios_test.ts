@@ -4,10 +4,10 @@
  * (GET requests and exec upgrades only) and "each kind listed at most once per cluster per run".
  */
 import assert from "node:assert/strict";
-import { listScenarios, loadScenario } from "../fakekube/scenario.ts";
+import { listScenarios, loadScenario } from "../../demo/fakekube/scenario.ts";
 import { assertExpected, runScenario } from "./harness.ts";
 import { assertAllFormats } from "./formats.ts";
-import type { FakeCluster } from "../fakekube/server.ts";
+import type { FakeCluster } from "../../demo/fakekube/server.ts";
 
 /** Asserts a passive run: only GETs (exec is a GET upgrade), and each list path requested once. */
 export function assertPassiveAndListedOnce(name: string, cluster: FakeCluster): void {

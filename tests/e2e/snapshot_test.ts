@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { parse, parseAllDocuments } from "yaml";
-import { listScenarios, loadScenario, type Scenario, serveScenario } from "../fakekube/scenario.ts";
+import { listScenarios, loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 import { assertExpected, CLI_PERMISSIONS, type CliRun, runCli } from "./harness.ts";
 import { gunzip, jsonBytes, layout, packBundle, readManifest, unpackBundle } from "../../kube/bundle.ts";
 import { CATALOG } from "../../checks/catalog.ts";

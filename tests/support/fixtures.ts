@@ -6,7 +6,7 @@ import { parseAllDocuments } from "yaml";
 import { Inventory } from "../../kube/inventory.ts";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
-import { clusterIdOf, liqoNamespaceOf, tenantNamespaceOf } from "../../kube/liqo.ts";
+import { clusterIdOf, liqoNamespaceOf, tenantNamespaceOf } from "../../liqo/lookups.ts";
 import type {
   CheckContext,
   CheckDef,

@@ -4,10 +4,10 @@
  * stays what checks need; it uses the same kubeconfig loading and credentials (client-node's
  * `applyToHTTPSOptions`) and the same authenticated GET (http.ts).
  */
-import { httpStatusOf, ToolError, toToolError } from "../cli/errors.ts";
-import { createKubeHttp, statusMessage } from "./http.ts";
-import { importClientNode, loadKubeConfig } from "./kubeconfig.ts";
-import type { Unavailable } from "./source.ts";
+import { httpStatusOf, ToolError, toToolError } from "../../errors.ts";
+import { createKubeHttp, statusMessage } from "../http.ts";
+import { importClientNode, loadKubeConfig } from "../kubeconfig.ts";
+import type { Unavailable } from "../source.ts";
 
 /** Bounds of one log read. */
 export interface LogOptions {

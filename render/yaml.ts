@@ -1,6 +1,6 @@
 /** The YAML reporter (`-o yaml`): the same document as the JSON reporter. */
 import { stringify } from "yaml";
-import { canonical, type Report } from "./report.ts";
+import { canonical, type Report } from "../report/model.ts";
 
 /** Renders the report as YAML (same keys and order as JSON; no anchors/aliases). */
 export function renderYaml(report: Report): string {

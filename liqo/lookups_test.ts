@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { Inventory } from "./inventory.ts";
-import { warningEventsFor } from "./liqo.ts";
-import type { K8sObject } from "./source.ts";
+import { Inventory } from "../kube/inventory.ts";
+import { warningEventsFor } from "./lookups.ts";
+import type { K8sObject } from "../kube/source.ts";
 
 const NOW = new Date("2026-11-30T02:30:00Z");
 

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
-import { PermissionError, ToolError } from "../cli/errors.ts";
-import { type FakeCluster, startFakeCluster } from "../tests/fakekube/server.ts";
-import type { WireguardState } from "../tests/fakekube/server.ts";
-import { KINDS } from "./kinds.ts";
+import { PermissionError, ToolError } from "../../errors.ts";
+import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import type { WireguardState } from "../../demo/fakekube/server.ts";
+import { KINDS } from "../kinds.ts";
 import {
   createLiveSource,
   type LiveClusterSource,
   REDACTED_KEYS_ANNOTATION,
   sanitizeObject,
-} from "./live.ts";
-import type { K8sObject } from "./source.ts";
+} from "./source.ts";
+import type { K8sObject } from "../source.ts";
 
 const PRIVATE_KEY = "cHJpdmF0ZS1rZXktbXVzdC1uZXZlci1sZWFr"; // base64 of a marker string
 const PRIVATE_KEY_TEXT = "private-key-must-never-leak";

@@ -7,7 +7,7 @@ import {
   ReportSchema,
   summarize,
   varyingScopes,
-} from "./report.ts";
+} from "./model.ts";
 import { sampleReport } from "./fixture.ts";
 
 Deno.test("fixture report validates against ReportSchema", () => {

@@ -3,9 +3,9 @@
  * held), ResourceSlices, Identities, Tenants, NamespaceOffloadings and virtual nodes, as tables.
  */
 import type { ClusterView, PeerView } from "../checks/types.ts";
-import { ageMs, conditionOf, formatAge, isVirtualNode, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import { ageMs, conditionOf, formatAge, isVirtualNode, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import type { K8sObject } from "../kube/source.ts";
-import type { DumpTable, ForeignClusterRow, PeeringDump } from "./report.ts";
+import type { DumpTable, ForeignClusterRow, PeeringDump } from "./model.ts";
 
 const MODULES = ["networking", "authentication", "offloading"] as const;
 

@@ -3,9 +3,9 @@
  * command that has the real names filled in.
  */
 import type { ClusterView, PeerView } from "../checks/types.ts";
-import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../kube/liqo.ts";
+import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import type { K8sObject } from "../kube/source.ts";
-import type { CheatSheetEntry } from "./report.ts";
+import type { CheatSheetEntry } from "./model.ts";
 
 /** WireGuard (60) + IPv4 (20) + ICMP (8): the ICMP payload that exactly fills the tunnel MTU. */
 const ICMP_IPV4_OVERHEAD = 28;

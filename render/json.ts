@@ -1,5 +1,5 @@
 /** The JSON reporter (`-o json`): the report document, keys in schema order, 2-space indent. */
-import { canonical, type Report } from "./report.ts";
+import { canonical, type Report } from "../report/model.ts";
 
 /** Renders the report as JSON (ends with a newline). */
 export function renderJson(report: Report): string {

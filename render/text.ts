@@ -16,7 +16,7 @@ import {
   type Report,
   type ReportSummary,
   varyingScopes,
-} from "./report.ts";
+} from "../report/model.ts";
 
 /** Options of the text renderer. */
 export interface TextOptions {

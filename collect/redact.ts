@@ -9,7 +9,7 @@
  * that destroys network evidence (IP pseudonymisation is opt-in and keeps address classes).
  */
 import { createHmac } from "node:crypto";
-import type { K8sObject } from "./source.ts";
+import type { K8sObject } from "../kube/source.ts";
 
 /** Text that replaces a redacted value. */
 export const REDACTED = "(redacted)";

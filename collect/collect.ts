@@ -5,12 +5,12 @@
  * returns the files of a redacted bundle plus its manifest. Redaction happens here, before anything
  * is serialised: see kube/redact.ts.
  */
-import { Inventory } from "./inventory.ts";
-import { type KindId, KINDS, LIQO_GROUP_VERSIONS } from "./kinds.ts";
-import { activeGatewayPod, clusterIdOf, gatewayOf, liqoNamespaceOf } from "./liqo.ts";
-import type { ClusterSource, ExecOutcome, K8sObject, ListOutcome, Unavailable } from "./source.ts";
-import type { ClusterReader } from "./logs.ts";
-import { DEFAULT_LIMIT_BYTES, DEFAULT_TAIL_LINES } from "./logs.ts";
+import { Inventory } from "../kube/inventory.ts";
+import { type KindId, KINDS, LIQO_GROUP_VERSIONS } from "../kube/kinds.ts";
+import { activeGatewayPod, clusterIdOf, gatewayOf, liqoNamespaceOf } from "../liqo/lookups.ts";
+import type { ClusterSource, ExecOutcome, K8sObject, ListOutcome, Unavailable } from "../kube/source.ts";
+import type { ClusterReader } from "../kube/live/logs.ts";
+import { DEFAULT_LIMIT_BYTES, DEFAULT_TAIL_LINES } from "../kube/live/logs.ts";
 import {
   BUNDLE_FORMAT_VERSION,
   type CaptureEntry,
@@ -19,7 +19,7 @@ import {
   type Manifest,
   type ManifestCluster,
   type TarEntry,
-} from "./bundle.ts";
+} from "../kube/bundle.ts";
 import {
   createIpPseudonymizer,
   type IpPseudonymizer,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { cleanText, LiveChecklist, renderText, type TextOptions } from "./text.ts";
-import { sampleReport } from "./fixture.ts";
+import { sampleReport } from "../report/fixture.ts";
 import type { CheckResult } from "../checks/types.ts";
 
 const PLAIN: TextOptions = { color: false, verbose: false, quiet: false };

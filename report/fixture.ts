@@ -3,7 +3,7 @@
  * and `flyingfish schema` examples.
  */
 import type { CheckResult } from "../checks/types.ts";
-import { type Report, SCHEMA_VERSION, summarize } from "./report.ts";
+import { type Report, SCHEMA_VERSION, summarize } from "./model.ts";
 
 const LOCAL = "milan-8d1f03";
 const ROME = "rome-4b2a9e";

@@ -12,23 +12,17 @@ import {
   liqoNamespaceOf,
   liqoVersionOf,
   tenantNamespaceOf,
-} from "../kube/liqo.ts";
+} from "../liqo/lookups.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
-import {
-  type ClusterInfo,
-  type PeerInfo,
-  type Report,
-  SCHEMA_VERSION,
-  summarize,
-} from "../reporters/report.ts";
-import { CATALOG } from "./catalog.ts";
-import { type EngineInput, type PeerPair, runEngine } from "./engine.ts";
-import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "./types.ts";
-import { ToolError } from "../cli/errors.ts";
+import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
+import { CATALOG } from "../checks/catalog.ts";
+import { type EngineInput, type PeerPair, runEngine } from "../checks/engine.ts";
+import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
+import { ToolError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { buildPeeringDump } from "../reporters/peering.ts";
-import { buildCheatSheet } from "../reporters/cheatsheet.ts";
+import { buildPeeringDump } from "../report/peering.ts";
+import { buildCheatSheet } from "../report/cheatsheet.ts";
 
 /** What a run needs. */
 export interface DiagnosisRequest {

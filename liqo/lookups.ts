@@ -2,9 +2,9 @@
  * Lookups over an inventory that follow how Liqo itself finds its objects: by label
  * (`liqo.io/remote-cluster-id`), never by assumed names (FACTS §2, §3).
  */
-import type { Inventory } from "./inventory.ts";
-import type { K8sObject } from "./source.ts";
-import type { KindId } from "./kinds.ts";
+import type { Inventory } from "../kube/inventory.ts";
+import type { K8sObject } from "../kube/source.ts";
+import type { KindId } from "../kube/kinds.ts";
 
 /** Label carrying the peer's cluster ID on per-peer objects. */
 export const REMOTE_ID_LABEL = "liqo.io/remote-cluster-id";

@@ -7,11 +7,11 @@
  *
  * client-node and the node: modules are imported lazily, inside {@link createLiveSource}.
  */
-import { errorChain, httpStatusOf, ToolError, toToolError } from "../cli/errors.ts";
-import { listPath } from "./kinds.ts";
-import type { KindSpec } from "./kinds.ts";
-import { createKubeHttp, statusMessage } from "./http.ts";
-import { importClientNode, loadKubeConfig } from "./kubeconfig.ts";
+import { errorChain, httpStatusOf, ToolError, toToolError } from "../../errors.ts";
+import { listPath } from "../kinds.ts";
+import type { KindSpec } from "../kinds.ts";
+import { createKubeHttp, statusMessage } from "../http.ts";
+import { importClientNode, loadKubeConfig } from "../kubeconfig.ts";
 import type {
   ClusterEndpoint,
   ClusterSource,
@@ -20,7 +20,7 @@ import type {
   GroupVersionResources,
   K8sObject,
   ListOutcome,
-} from "./source.ts";
+} from "../source.ts";
 
 /** Options of {@link createLiveSource}. */
 export interface LiveSourceOptions {

@@ -1,5 +1,5 @@
 /** Reporter dispatch: one entry point from a report and an output format to text. */
-import type { Report } from "./report.ts";
+import type { Report } from "../report/model.ts";
 import { renderJson } from "./json.ts";
 import { renderYaml } from "./yaml.ts";
 import { renderMarkdown } from "./markdown.ts";

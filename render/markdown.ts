@@ -5,9 +5,15 @@
  * escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
 import { LAYER_TITLES } from "../checks/types.ts";
-import { foreignClusterTable, formatDuration, type Report, runTables, varyingScopes } from "./report.ts";
+import {
+  foreignClusterTable,
+  formatDuration,
+  type Report,
+  runTables,
+  varyingScopes,
+} from "../report/model.ts";
 import { MARKS } from "./text.ts";
-import type { DumpTable } from "./report.ts";
+import type { DumpTable } from "../report/model.ts";
 
 /** Escapes text for Markdown (inline): HTML specials as entities, Markdown punctuation with `\`. */
 export function mdEscape(s: string): string {

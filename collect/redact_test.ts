@@ -7,7 +7,7 @@ import {
   scrubKnown,
   scrubText,
 } from "./redact.ts";
-import type { K8sObject } from "./source.ts";
+import type { K8sObject } from "../kube/source.ts";
 
 const KEY = new Uint8Array(32).map((_, i) => i * 7 + 1);
 const PRIV = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=";

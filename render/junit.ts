@@ -5,7 +5,7 @@
  */
 import type { CheckResult } from "../checks/types.ts";
 import { LAYER_TITLES, LAYERS } from "../checks/types.ts";
-import { type Report, varyingScopes } from "./report.ts";
+import { type Report, varyingScopes } from "../report/model.ts";
 
 // Characters XML 1.0 does not allow at all, plus lone surrogates.
 const INVALID_XML =

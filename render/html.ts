@@ -13,7 +13,7 @@ import {
   type Report,
   runTables,
   varyingScopes,
-} from "./report.ts";
+} from "../report/model.ts";
 import { MARKS } from "./text.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */

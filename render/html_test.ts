@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dataPath, htmlEscape, renderHtml } from "./html.ts";
-import { checkMarkup, sampleReport } from "./fixture.ts";
+import { checkMarkup, sampleReport } from "../report/fixture.ts";
 
 Deno.test("HTML is well-formed, self-contained, diagnosis first", () => {
   const html = renderHtml(sampleReport());
