@@ -1,157 +1,25 @@
 /**
  * CNI layer: which CNI runs and its documented caveats with Liqo (CNI-01, FACTS §4.3, §7 D7–D11),
- * and NetworkPolicies that cannot admit traffic from the peer (CNI-02). Also the NetworkPolicy
- * evaluation helpers FAB-03 uses. Both checks only warn: policy semantics vary by CNI.
+ * and NetworkPolicies that cannot admit traffic from the peer (CNI-02). Both checks only warn: policy semantics vary by CNI.
  */
 import type { CheckContext, CheckDef, Outcome } from "./types.ts";
-import type { Inventory } from "../kube/inventory.ts";
 import type { K8sObject } from "../kube/source.ts";
+import { gatewayOf, gatewayPods, isVirtualNode, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
+import { peerConfiguration, remappedCidrs } from "../liqo/ipam.ts";
 import {
-  controllerManager,
-  gatewayOf,
-  gatewayPods,
-  isVirtualNode,
-  REMOTE_ID_LABEL,
-} from "../liqo/lookups.ts";
-import { contains, overlaps, parseCidr } from "../probes/cidr.ts";
-import { peerConfiguration, remappedCidrs } from "./ipam.ts";
+  describePolicy,
+  ingressPoliciesFor,
+  policiesAdmit,
+  policyTypes,
+  selectorMatches,
+} from "../liqo/policies.ts";
+import { controllerManagerFlag } from "../liqo/args.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
 // ------------------------------------------------------------------------------------------------
-// Label selectors and NetworkPolicies
-
-/** True when a metav1.LabelSelector matches a label set (absent or empty selector matches everything). */
-export function selectorMatches(sel: Any, labels: Record<string, string> | undefined): boolean {
-  if (sel === null || sel === undefined) return true;
-  const l = labels ?? {};
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (l[k] !== v) return false;
-  for (const e of (sel.matchExpressions ?? []) as Any[]) {
-    const has = Object.prototype.hasOwnProperty.call(l, e?.key);
-    const values: string[] = e?.values ?? [];
-    switch (e?.operator) {
-      case "In":
-        if (!has || !values.includes(l[e.key])) return false;
-        break;
-      case "NotIn":
-        if (has && values.includes(l[e.key])) return false;
-        break;
-      case "Exists":
-        if (!has) return false;
-        break;
-      case "DoesNotExist":
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
-/** Policy types of a NetworkPolicy, with the API's defaulting. */
-export function policyTypes(np: K8sObject): string[] {
-  const t = np.spec?.policyTypes;
-  if (Array.isArray(t) && t.length) return t;
-  return ["Ingress", ...(np.spec?.egress ? ["Egress"] : [])];
-}
-
-/** NetworkPolicies that restrict ingress of a pod. */
-export function ingressPoliciesFor(policies: readonly K8sObject[], pod: K8sObject): K8sObject[] {
-  return policies.filter((np) =>
-    np.metadata.namespace === pod.metadata.namespace && policyTypes(np).includes("Ingress") &&
-    selectorMatches(np.spec?.podSelector, pod.metadata.labels)
-  );
-}
-
-/** True when an ipBlock admits a whole source (address or CIDR). */
-function ipBlockAdmits(block: Any, source: string): boolean {
-  const cidr = parseCidr(block?.cidr ?? "");
-  if (!cidr) return false;
-  const src = source.includes("/") ? parseCidr(source) : parseCidr(`${source}/32`);
-  if (!src) return false;
-  if (src.prefix < cidr.prefix || !contains(cidr, src.base)) return false;
-  return !((block.except ?? []) as string[]).some((e) => overlaps(e, src));
-}
-
-/** True when an ingress rule's `from` admits a source (selectors never match off-cluster addresses). */
-export function ruleAdmitsSource(rule: Any, source: string): boolean {
-  const from: Any[] = rule?.from ?? [];
-  if (from.length === 0) return true;
-  return from.some((p) => p?.ipBlock && ipBlockAdmits(p.ipBlock, source));
-}
-
-/** True when an ingress rule's `ports` admit protocol/port (named ports are assumed to match). */
-export function ruleAdmitsPort(rule: Any, protocol: string, port: number | null): boolean {
-  const ports: Any[] = rule?.ports ?? [];
-  if (ports.length === 0) return true;
-  return ports.some((p) => {
-    if ((p?.protocol ?? "TCP") !== protocol) return false;
-    if (port === null || p?.port === undefined || typeof p.port === "string") return true;
-    return p.endPort ? port >= p.port && port <= p.endPort : p.port === port;
-  });
-}
-
-/** True when some policy among `policies` admits source → protocol/port. */
-export function policiesAdmit(
-  policies: readonly K8sObject[],
-  source: string,
-  protocol: string | null,
-  port: number | null,
-): boolean {
-  return policies.some((np) =>
-    ((np.spec?.ingress ?? []) as Any[]).some((r) =>
-      ruleAdmitsSource(r, source) && (protocol === null || ruleAdmitsPort(r, protocol, port))
-    )
-  );
-}
-
-/** One-line description of a policy's ingress rules for evidence. */
-export function describePolicy(np: K8sObject): string {
-  const rules: Any[] = np.spec?.ingress ?? [];
-  const sel = JSON.stringify(np.spec?.podSelector ?? {});
-  if (rules.length === 0) {
-    return `NetworkPolicy ${np.metadata.namespace}/${np.metadata.name} (podSelector ${sel}): no ingress rules = deny all ingress`;
-  }
-  const parts = rules.map((r) => {
-    const from: Any[] = r?.from ?? [];
-    const src = from.length === 0
-      ? "any source"
-      : from.map((p) =>
-        p?.ipBlock
-          ? `ipBlock ${p.ipBlock.cidr}`
-          : p?.namespaceSelector && p?.podSelector
-          ? "namespace+pod selector"
-          : p?.namespaceSelector
-          ? "namespaceSelector"
-          : "podSelector"
-      ).join(" | ");
-    const ports: Any[] = r?.ports ?? [];
-    const pp = ports.length
-      ? ports.map((p) => `${p?.protocol ?? "TCP"}/${p?.port ?? "*"}`).join(",")
-      : "all ports";
-    return `from ${src} on ${pp}`;
-  });
-  return `NetworkPolicy ${np.metadata.namespace}/${np.metadata.name} (podSelector ${sel}): ${
-    parts.join("; ")
-  }`;
-}
-
-// ------------------------------------------------------------------------------------------------
 // CNI-01 fingerprint
-
-/** Controller-manager flag value (`--name=value`), or null. */
-export function controllerManagerFlag(inv: Inventory, name: string): string | null {
-  const cm = controllerManager(inv);
-  if (!cm) return null;
-  for (const c of (cm.spec?.template?.spec?.containers ?? []) as Any[]) {
-    for (const a of [...(c?.command ?? []), ...(c?.args ?? [])] as string[]) {
-      if (typeof a === "string" && a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
-    }
-  }
-  return null;
-}
 
 function containerEnv(ds: K8sObject, name: string): string | null | undefined {
   for (const c of (ds.spec?.template?.spec?.containers ?? []) as Any[]) {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { find, runOnBase } from "../tests/support/fixtures.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { CNI_CHECKS, ruleAdmitsPort, ruleAdmitsSource, selectorMatches } from "./cni.ts";
+import { CNI_CHECKS } from "./cni.ts";
+import { ruleAdmitsPort, ruleAdmitsSource, selectorMatches } from "../liqo/policies.ts";
 
 const run = (id: string, cluster: "rome" | "milan", mutate?: (o: K8sObject[]) => K8sObject[] | void) =>
   runOnBase(CNI_CHECKS, id, cluster, mutate);

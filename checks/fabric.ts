@@ -21,7 +21,8 @@ import {
   REMOTE_ID_LABEL,
   warningEventsFor,
 } from "../liqo/lookups.ts";
-import { controllerManagerFlag, describePolicy, ingressPoliciesFor, policiesAdmit } from "./cni.ts";
+import { describePolicy, ingressPoliciesFor, policiesAdmit } from "../liqo/policies.ts";
+import { controllerManagerFlag } from "../liqo/args.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

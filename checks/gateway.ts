@@ -23,6 +23,14 @@ import {
 } from "../liqo/lookups.ts";
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../probes/cidr.ts";
 import { PRECISE_UDP_UNAVAILABLE } from "../probes/udp.ts";
+import { containerArgs } from "../liqo/args.ts";
+import { type Endpoint, endpointOf, formatEndpoint, preferredNodeAddress } from "../liqo/endpoints.ts";
+import {
+  gatewayDeployment,
+  type GatewayLookup,
+  lookupGateway,
+  networkingDisabled,
+} from "./common/gateway.ts";
 
 /** The three containers of a gateway pod (FACTS §4.2). */
 export const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
@@ -37,96 +45,6 @@ const RECENT_TERMINATION_MS = 24 * 60 * 60 * 1000;
 const RECREATED_WINDOW_MS = 30 * 60 * 1000;
 /** GW-06: slack between peering creation and the first gateway pod. */
 const RECREATED_SLACK_MS = 10 * 60 * 1000;
-
-/** An endpoint as Liqo writes it: `{addresses[], port}`. */
-export interface Endpoint {
-  addresses: string[];
-  port: number | null;
-}
-
-/** The peer and its gateway on the checked cluster, or an outcome that ends the check. */
-export type GatewayLookup = { peerId: string; gw: GatewayRef } | { outcome: Outcome };
-
-/** Finds the peer's gateway on the checked cluster; skip/fail outcomes when there is none. */
-export function lookupGateway(ctx: CheckContext): GatewayLookup {
-  if (!ctx.peer) return { outcome: { status: "unknown", summary: "no peer given to a per-peer check" } };
-  const peerId = ctx.peer.clusterId;
-  const gw = gatewayOf(ctx.cluster.inv, peerId);
-  if (gw) return { peerId, gw };
-  if (networkingDisabled(ctx.peer.foreignCluster)) {
-    return { outcome: { status: "skip", summary: "networking not enabled for this peer" } };
-  }
-  return { outcome: { status: "skip", summary: `no gateway for peer ${peerId} (see GW-01)` } };
-}
-
-/** True when the ForeignCluster says the networking module is disabled. */
-export function networkingDisabled(fc: K8sObject | null | undefined): boolean {
-  return fc?.status?.modules?.networking?.enabled === false;
-}
-
-/** Endpoint from `{addresses, port}` (GatewayClient.spec.endpoint, GatewayServer.status.endpoint). */
-export function endpointOf(raw: unknown): Endpoint | null {
-  if (!raw || typeof raw !== "object") return null;
-  // deno-lint-ignore no-explicit-any
-  const e = raw as any;
-  const addresses = Array.isArray(e.addresses) ? e.addresses.map((a: unknown) => String(a ?? "")) : [];
-  const port = typeof e.port === "number"
-    ? e.port
-    : Array.isArray(e.ports) && typeof e.ports[0] === "number"
-    ? e.ports[0]
-    : null;
-  if (addresses.length === 0 && port === null) return null;
-  return { addresses, port };
-}
-
-/** "a, b:port" for evidence. */
-export function formatEndpoint(e: Endpoint | null): string {
-  if (!e) return "(none)";
-  const addrs = e.addresses.length === 0
-    ? "(no address)"
-    : e.addresses.map((a) => a === "" ? '""' : a).join(", ");
-  return `${addrs}:${e.port ?? "?"}`;
-}
-
-/** `--key=value` arguments of a container, as a map. */
-// deno-lint-ignore no-explicit-any
-export function containerArgs(podSpec: any, container: string): Map<string, string> {
-  const out = new Map<string, string>();
-  // deno-lint-ignore no-explicit-any
-  const c = (podSpec?.containers as any[] | undefined)?.find((x) => x?.name === container);
-  const args: unknown[] = [...(c?.command ?? []), ...(c?.args ?? [])];
-  for (let i = 0; i < args.length; i++) {
-    const a = String(args[i]);
-    if (!a.startsWith("--")) continue;
-    const eq = a.indexOf("=");
-    if (eq > 0) out.set(a.slice(2, eq), a.slice(eq + 1));
-    else if (i + 1 < args.length && !String(args[i + 1]).startsWith("--")) {
-      out.set(a.slice(2), String(args[++i]));
-    } else out.set(a.slice(2), "true");
-  }
-  return out;
-}
-
-/** The gateway Deployment `gw-<name>` of a gateway. */
-export function gatewayDeployment(ctx: CheckContext, gw: GatewayRef): K8sObject | undefined {
-  return ctx.cluster.inv.get("deployments", gw.namespace, gw.workloadName);
-}
-
-/** True when the gateway container runs with `--ping-enabled=false`. */
-export function pingDisabled(deploymentOrPodSpec: unknown): boolean {
-  return containerArgs(deploymentOrPodSpec, "gateway").get("ping-enabled") === "false";
-}
-
-/** Node address Liqo advertises for NodePort: ExternalDNS > ExternalIP > InternalDNS > InternalIP > Hostname. */
-export function preferredNodeAddress(node: K8sObject): string | null {
-  // deno-lint-ignore no-explicit-any
-  const addrs: any[] = node.status?.addresses ?? [];
-  for (const t of ["ExternalDNS", "ExternalIP", "InternalDNS", "InternalIP", "Hostname"]) {
-    const a = addrs.find((x) => x?.type === t && x?.address);
-    if (a) return String(a.address);
-  }
-  return null;
-}
 
 /** `kubectl -n <ns>` prefix. */
 function k(ns: string): string {

@@ -15,67 +15,16 @@ import {
   REMOTE_ID_LABEL,
 } from "../liqo/lookups.ts";
 import { contains, overlaps, parseCidr } from "../probes/cidr.ts";
-
-/** Label selecting Liqo's Networks by role. */
-export const NETWORK_TYPE_LABEL = "ipam.liqo.io/network-type";
-/** Label on per-peer Networks owned by a Configuration. */
-export const CIDR_TYPE_LABEL = "configuration.liqo.io/cidr-type";
-/** v1.0/v1.1 "Configuration remapped" label. */
-const LEGACY_CONFIGURED_LABEL = "configuration.liqo.io/configured";
-
-/** A CIDR with the object it came from, for evidence. */
-export interface NamedCidr {
-  /** What it is, e.g. "pod CIDR (Network liqo/pod-cidr)". */
-  what: string;
-  cidr: string;
-}
-
-/** Strings of a field that should be a string list (tolerates absent / wrong shapes). */
-export function strList(x: unknown): string[] {
-  if (Array.isArray(x)) return x.filter((v): v is string => typeof v === "string" && v !== "");
-  return typeof x === "string" && x !== "" ? [x] : [];
-}
-
-/**
- * Effective CIDRs of the cluster's own Networks of one type (`status.cidr`, selected by
- * `ipam.liqo.io/network-type`, in the Liqo namespace when known). Per-peer Networks are excluded.
- */
-export function localNetworks(inv: Inventory, type: string, liqoNs: string | null): K8sObject[] {
-  return inv.items("networks").filter((n) =>
-    n.metadata.labels?.[NETWORK_TYPE_LABEL] === type &&
-    n.metadata.labels?.[REMOTE_ID_LABEL] === undefined &&
-    (liqoNs === null || n.metadata.namespace === liqoNs)
-  );
-}
-
-/** `status.cidr` of the cluster's Networks of one type. */
-export function localCidrs(inv: Inventory, type: string, liqoNs: string | null): string[] {
-  return localNetworks(inv, type, liqoNs).flatMap((n) => strList(n.status?.cidr));
-}
-
-/** The Configuration for a peer (by label), if any. */
-export function peerConfiguration(inv: Inventory, peerId: string): K8sObject | null {
-  return peerObjects(inv, "configurations", peerId)[0] ?? null;
-}
-
-/** The peer's CIDRs as the local cluster addresses them (Configuration `status.remote.cidr`). */
-export function remappedCidrs(cfg: K8sObject | null): { pod: string[]; external: string[] } {
-  return {
-    pod: strList(cfg?.status?.remote?.cidr?.pod),
-    external: strList(cfg?.status?.remote?.cidr?.external),
-  };
-}
-
-/** True when Liqo considers the Configuration remapped (FACTS §0, §2.2): condition or legacy label. */
-export function configurationConfigured(cfg: K8sObject): boolean {
-  const c = conditionOf(cfg, "NetworkCIDRsConfigured");
-  if (c) {
-    return c.status === "True" &&
-      (c.observedGeneration === undefined || cfg.metadata.generation === undefined ||
-        c.observedGeneration === cfg.metadata.generation);
-  }
-  return cfg.metadata.labels?.[LEGACY_CONFIGURED_LABEL] === "true";
-}
+import {
+  CIDR_TYPE_LABEL,
+  configurationConfigured,
+  localCidrs,
+  localNetworks,
+  type NamedCidr,
+  peerConfiguration,
+  remappedCidrs,
+  strList,
+} from "../liqo/ipam.ts";
 
 const sameSet = (a: string[], b: string[]): boolean => {
   const norm = (l: string[]) => [...new Set(l.map((c) => parseCidr(c)?.text ?? c))].sort().join(",");

@@ -10,7 +10,8 @@ import {
 } from "../tests/support/fixtures.ts";
 import type { K8sObject } from "../kube/source.ts";
 import type { CheckDef, Outcome } from "./types.ts";
-import { configurationConfigured, IPAM_CHECKS } from "./ipam.ts";
+import { IPAM_CHECKS } from "./ipam.ts";
+import { configurationConfigured } from "../liqo/ipam.ts";
 
 const def = (id: string): CheckDef => IPAM_CHECKS.find((c) => c.id === id)!;
 

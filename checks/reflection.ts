@@ -13,7 +13,7 @@ import {
   REMOTE_ID_LABEL,
 } from "../liqo/lookups.ts";
 import { contains } from "../probes/cidr.ts";
-import { peerConfiguration, remappedCidrs } from "./ipam.ts";
+import { peerConfiguration, remappedCidrs } from "../liqo/ipam.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

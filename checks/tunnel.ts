@@ -17,14 +17,9 @@ import {
 } from "../liqo/lookups.ts";
 import { handshakeAgeSeconds, rates, TUNNEL_PREFIX, tunnelInterfaces } from "../probes/wireguard.ts";
 import { parseLatency } from "../probes/duration.ts";
-import {
-  containerArgs,
-  endpointOf,
-  formatEndpoint,
-  gatewayDeployment,
-  lookupGateway,
-  pingDisabled,
-} from "./gateway.ts";
+import { containerArgs, pingDisabled } from "../liqo/args.ts";
+import { endpointOf, formatEndpoint } from "../liqo/endpoints.ts";
+import { gatewayDeployment, lookupGateway } from "./common/gateway.ts";
 
 /** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
 export const CONNECTION_STALE_MS = 60_000;
