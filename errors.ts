@@ -251,14 +251,7 @@ export function toToolError(err: unknown, purpose?: string, endpoint?: ErrorEndp
   return null;
 }
 
-/** Formats a tool error as the single line printed to stderr. */
-export function formatToolError(e: ToolError): string {
-  if (e instanceof PermissionError) {
-    return `flyingfish: missing Deno permission ${e.flag} (needed to ${e.purpose}). Run with ${e.flag} or use the \`deno task flyingfish\` task.`;
-  }
-  return `flyingfish: ${oneLine(e.message)}`;
-}
-
-function oneLine(s: string): string {
+/** Collapses a multi-line message into one line. */
+export function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, " ").trim();
 }

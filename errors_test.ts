@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  describeNetworkError,
-  formatToolError,
-  PermissionError,
-  permissionFlag,
-  ToolError,
-  toToolError,
-} from "./errors.ts";
+import { describeNetworkError, PermissionError, permissionFlag, ToolError, toToolError } from "./errors.ts";
+import { formatToolError } from "./cli/errors.ts";
 
 Deno.test("ToolError and PermissionError exit with 3", () => {
   assert.equal(new ToolError("x").exitCode, 3);

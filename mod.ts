@@ -16,13 +16,7 @@
  */
 export { type DiagnosisRequest, runDiagnosis } from "./diagnose/run.ts";
 export { CATALOG, dependentsOf, findCheck } from "./checks/catalog.ts";
-export {
-  countStatuses,
-  type Diagnosis,
-  type EngineOutput,
-  runEngine,
-  validateCatalog,
-} from "./checks/engine.ts";
+export { type Diagnosis, type EngineOutput, runEngine, validateCatalog } from "./checks/engine.ts";
 export type {
   CheckContext,
   CheckDef,
@@ -40,7 +34,7 @@ export { createLiveSource, type LiveClusterSource, type LiveSourceOptions } from
 export { createProbeHub } from "./probes/live_hub.ts";
 export { openSnapshot } from "./kube/snapshot.ts";
 export type { ProbeHub } from "./probes/hub.ts";
-export { jsonSchema, type Report, ReportSchema, SCHEMA_VERSION } from "./report/model.ts";
+export { jsonSchema, type Report, ReportSchema, SCHEMA_VERSION, summarize } from "./report/model.ts";
 export { type Format, FORMATS, render } from "./render/render.ts";
 export { VERSION } from "./version.ts";
 

@@ -15,7 +15,6 @@ import {
   type Outcome,
   type PeerView,
   type RunOptions,
-  type Status,
 } from "./types.ts";
 
 /** Summary of a check that needs both kubeconfigs, in a single-cluster run. */
@@ -275,10 +274,14 @@ async function runInstance(
     evidence: o.evidence ?? [],
     remediation: o.remediation ?? null,
     blockedBy,
+    skipKind: o.status !== "skip" ? null : blockedBy ? "blocked" : o.skipKind ?? "not-applicable",
     durationMs: Math.round(performance.now() - started),
   });
   const t0 = performance.now();
-  if (inst.skipReason) return finish({ status: "skip", summary: inst.skipReason }, t0);
+  if (inst.skipReason) {
+    const kind = inst.skipReason === NEEDS_REMOTE ? "needs-remote" : "not-applicable";
+    return finish({ status: "skip", skipKind: kind, summary: inst.skipReason }, t0);
+  }
   if (inst.unknownReason) return finish({ status: "unknown", summary: inst.unknownReason }, t0);
   const blocker = deps.find((d) => d.status === "fail") ??
     deps.find((d) => d.status === "skip" && d.blockedBy !== null);
@@ -341,11 +344,4 @@ function unreadableKinds(inst: Instance): string | null {
     }
   }
   return null;
-}
-
-/** Counts results by status. */
-export function countStatuses(results: readonly CheckResult[]): Record<Status, number> {
-  const counts: Record<Status, number> = { pass: 0, warn: 0, fail: 0, skip: 0, unknown: 0 };
-  for (const r of results) counts[r.status]++;
-  return counts;
 }

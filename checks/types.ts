@@ -39,6 +39,25 @@ export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
   reflection: "REFLECTION",
 };
 
+/**
+ * A hop of the data path a check observes (the HTML report's diagram): the local pod, a node, the
+ * node's Geneve tunnel, the gateway, the WireGuard tunnel between the gateways, and the remote pod
+ * (reachability through IPAM remapping and reflection). Node, Geneve and gateway hops are local or
+ * remote by the cluster the result was observed on.
+ */
+export type Hop = "local-pod" | "node" | "geneve" | "gateway" | "wireguard" | "remote-pod";
+
+/** Why a check was skipped: renderers branch on this, never on summary text. */
+export type SkipKind =
+  /** A dual check in a single-kubeconfig run. */
+  | "needs-remote"
+  /** A dependency failed (see `blockedBy`). */
+  | "blocked"
+  /** The check does not apply here (no peer of that kind, feature off, nothing to compare). */
+  | "not-applicable"
+  /** Turned off by the user (e.g. `--no-network-probes`) or impossible offline (snapshots). */
+  | "disabled";
+
 /** What a check run produced, as reported. */
 export interface CheckResult {
   id: string;
@@ -54,12 +73,16 @@ export interface CheckResult {
   remediation: string | null;
   /** ID of the failed check that kept this one from running. */
   blockedBy: string | null;
+  /** For skips: why (null otherwise). */
+  skipKind: SkipKind | null;
   durationMs: number;
 }
 
 /** What a check's run function returns. */
 export interface Outcome {
   status: Status;
+  /** For `skip`: why; "not-applicable" when left out. */
+  skipKind?: SkipKind;
   summary: string;
   evidence?: string[];
   remediation?: string;
@@ -92,6 +115,8 @@ export interface CheckDef {
   /** Kinds it uses when readable but can do without. */
   readonly optionalReads?: readonly KindId[];
   readonly explain: Explanation;
+  /** The data-path hops whose health this check observes ([] for checks off the data path). */
+  readonly hops: readonly Hop[];
   run(ctx: CheckContext): Outcome | Promise<Outcome>;
 }
 

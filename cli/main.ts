@@ -5,7 +5,8 @@
  */
 import { Command, Option, type OptionValues } from "@commander-js/extra-typings";
 import { VERSION } from "../version.ts";
-import { formatToolError, ToolError, toToolError } from "../errors.ts";
+import { ToolError, toToolError } from "../errors.ts";
+import { formatToolError } from "./errors.ts";
 import { envValue } from "./output.ts";
 
 const FORMATS = ["text", "json", "yaml", "markdown", "junit"] as const;

@@ -3,26 +3,23 @@
  * each peering in dual mode, start the WireGuard sampling early, run the engine, and assemble the
  * report document.
  */
-import { Inventory } from "../kube/inventory.ts";
-import type { KindId } from "../kube/kinds.ts";
-import {
-  activeGatewayPod,
-  clusterIdOf,
-  gatewayOf,
-  liqoNamespaceOf,
-  liqoVersionOf,
-  tenantNamespaceOf,
-} from "../liqo/lookups.ts";
+import { liqoVersionOf } from "../liqo/lookups.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
 import { CATALOG } from "../checks/catalog.ts";
-import { type EngineInput, type PeerPair, runEngine } from "../checks/engine.ts";
+import { type EngineInput, runEngine } from "../checks/engine.ts";
 import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
 import { ToolError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { buildPeeringDump } from "../report/peering.ts";
 import { buildCheatSheet } from "../report/cheatsheet.ts";
+import { kindsFor, loadView, peersOf } from "./views.ts";
+import { pairPeers } from "./pairing.ts";
+import { warmWireguard } from "./warmup.ts";
+
+export { kindsFor, loadView, peersOf } from "./views.ts";
+export { pairPeers } from "./pairing.ts";
 
 /** What a run needs. */
 export interface DiagnosisRequest {
@@ -38,50 +35,6 @@ export interface DiagnosisRequest {
   onResult?: (r: CheckResult) => void;
   onStart?: EngineInput["onStart"];
   signal?: AbortSignal;
-}
-
-/** Kinds always read: identity, peers, and Liqo's namespace. */
-const ALWAYS: readonly KindId[] = ["configmaps", "deployments", "foreignclusters", "namespaces", "pods"];
-
-/** The inventory kinds a catalog needs. */
-export function kindsFor(catalog: readonly CheckDef[]): Set<KindId> {
-  const kinds = new Set<KindId>(ALWAYS);
-  for (const c of catalog) for (const k of [...c.reads, ...(c.optionalReads ?? [])]) kinds.add(k);
-  // The peering dump and the cheat sheet read these too.
-  for (
-    const k of ["resourceslices", "identities", "tenants", "namespaceoffloadings", "virtualnodes", "nodes"]
-  ) {
-    kinds.add(k as KindId);
-  }
-  return kinds;
-}
-
-/** Reads one cluster into a ClusterView. */
-export async function loadView(source: ClusterSource, kinds: Set<KindId>): Promise<ClusterView> {
-  const inv = await Inventory.load(source, kinds, true);
-  const clusterId = clusterIdOf(inv);
-  return {
-    name: clusterId ?? source.endpoint.context,
-    clusterId,
-    liqoNamespace: liqoNamespaceOf(inv),
-    context: source.endpoint.context,
-    server: source.endpoint.server,
-    inv,
-    now: source.now(),
-    isSnapshot: source.isSnapshot,
-  };
-}
-
-/** Peers of a cluster (ForeignClusters), optionally narrowed. */
-export function peersOf(view: ClusterView, only?: readonly string[]): PeerView[] {
-  const fcs = view.inv.tryItems("foreignclusters") ?? [];
-  const all = fcs.map((fc) => ({
-    clusterId: String(fc.spec?.clusterID ?? fc.metadata.name),
-    foreignCluster: fc,
-    tenantNamespace: tenantNamespaceOf(view.inv, fc),
-  }));
-  if (!only || only.length === 0) return all;
-  return all.filter((p) => only.includes(p.clusterId) || only.includes(p.foreignCluster.metadata.name));
 }
 
 /** Runs every check and returns the report document. */
@@ -189,50 +142,4 @@ function peerInfo(view: ClusterView, p: PeerView): PeerInfo {
     role: String(p.foreignCluster.status?.role ?? "Unknown"),
     tenantNamespace: p.tenantNamespace,
   };
-}
-
-/** Pairs each local peer with the remote cluster's ForeignCluster for the local cluster. */
-export function pairPeers(
-  local: ClusterView,
-  localPeers: readonly PeerView[],
-  remote: ClusterView,
-): { pairs: Map<string, PeerPair>; remotePeers: PeerView[]; problem?: string } {
-  const pairs = new Map<string, PeerPair>();
-  if (local.clusterId && local.clusterId === remote.clusterId) {
-    return {
-      pairs,
-      remotePeers: [],
-      problem: `--kubeconfig and --remote-kubeconfig point at the same cluster (${local.clusterId})`,
-    };
-  }
-  const remoteAll = peersOf(remote);
-  const remoteForLocal = remoteAll.find((p) => local.clusterId !== null && p.clusterId === local.clusterId) ??
-    null;
-  const localForRemote = localPeers.find((p) =>
-    remote.clusterId !== null && p.clusterId === remote.clusterId
-  );
-  for (const p of localPeers) {
-    pairs.set(p.clusterId, { local: p, remote: p === localForRemote ? remoteForLocal : null });
-  }
-  if (!localForRemote || !remoteForLocal) {
-    const why = !localForRemote
-      ? `${local.name} has no ForeignCluster for ${remote.clusterId ?? remote.name}`
-      : `${remote.name} has no ForeignCluster for ${local.clusterId ?? local.name}`;
-    return {
-      pairs,
-      remotePeers: remoteAll,
-      problem: `the two clusters are not peered with each other: ${why}`,
-    };
-  }
-  return { pairs, remotePeers: remoteAll };
-}
-
-/** Starts `wg show` sampling on every active gateway pod now, so it overlaps the other checks. */
-function warmWireguard(probes: ProbeHub, view: ClusterView, peers: readonly PeerView[]): void {
-  if (view.inv.tryItems("pods") === null) return;
-  for (const p of peers) {
-    const gw = gatewayOf(view.inv, p.clusterId);
-    const pod = gw ? activeGatewayPod(view.inv, gw) : null;
-    if (pod) probes.wireguard(view.name, pod.metadata.namespace!, pod.metadata.name).catch(() => {});
-  }
 }

@@ -5,6 +5,7 @@
 import type { Inventory } from "../kube/inventory.ts";
 import type { K8sObject } from "../kube/source.ts";
 import type { KindId } from "../kube/kinds.ts";
+import { formatAge as formatDuration } from "../probes/duration.ts";
 
 /** Label carrying the peer's cluster ID on per-peer objects. */
 export const REMOTE_ID_LABEL = "liqo.io/remote-cluster-id";
@@ -144,15 +145,9 @@ export function ageMs(now: Date, ts: unknown): number | null {
   return Number.isNaN(t) ? null : now.getTime() - t;
 }
 
-/** Short human age: "3d4h", "5m12s", "42s". */
+/** Short human age, kubectl style ("3d4h", "5m12s", "42s"); "unknown age" when absent. */
 export function formatAge(ms: number | null): string {
-  if (ms === null) return "unknown age";
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
-  if (d > 0) return `${d}d${h}h`;
-  if (h > 0) return `${h}h${m}m`;
-  if (m > 0) return `${m}m${s % 60}s`;
-  return `${s}s`;
+  return ms === null ? "unknown age" : formatDuration(ms);
 }
 
 /** One container's state, restarts and last termination, for evidence lines. */

@@ -5,7 +5,13 @@
  * gateway → WireGuard → gateway → Geneve → node → pod, each hop with `data-status`), all results
  * with evidence and fixes, the peering dump, the cheat sheet and the run metadata.
  */
-import { type CheckResult, type Layer, LAYER_TITLES, LAYERS, type Status } from "../checks/types.ts";
+import {
+  type CheckResult,
+  type Hop as DeclaredHop,
+  LAYER_TITLES,
+  LAYERS,
+  type Status,
+} from "../report/model.ts";
 import {
   type DumpTable,
   foreignClusterTable,
@@ -15,6 +21,7 @@ import {
   varyingScopes,
 } from "../report/model.ts";
 import { MARKS } from "./text.ts";
+import { hopsOf } from "../report/hops.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function htmlEscape(s: string): string {
@@ -47,26 +54,20 @@ interface HopSpec {
   key: string;
   label: string;
   side: "local" | "remote" | "between";
-  layers: readonly Layer[];
-  prefixes: readonly string[];
+  /** The hop checks declare (CheckDef.hops). */
+  hop: DeclaredHop;
 }
 
 const HOPS: readonly HopSpec[] = [
-  { key: "pod-local", label: "pod", side: "local", layers: ["cni"], prefixes: ["CNI-"] },
-  { key: "node-local", label: "node", side: "local", layers: [], prefixes: ["FAB-"] },
-  { key: "geneve-local", label: "Geneve", side: "local", layers: ["fabric"], prefixes: ["FAB-"] },
-  { key: "gateway-local", label: "gateway", side: "local", layers: ["gateway"], prefixes: ["GW-"] },
-  { key: "wireguard", label: "WireGuard", side: "between", layers: ["tunnel"], prefixes: ["TUN-"] },
-  { key: "gateway-remote", label: "gateway", side: "remote", layers: ["gateway"], prefixes: ["GW-"] },
-  { key: "geneve-remote", label: "Geneve", side: "remote", layers: ["fabric"], prefixes: ["FAB-"] },
-  { key: "node-remote", label: "node", side: "remote", layers: [], prefixes: ["FAB-"] },
-  {
-    key: "pod-remote",
-    label: "pod",
-    side: "remote",
-    layers: ["ipam", "reflection"],
-    prefixes: ["IPAM-", "REF-"],
-  },
+  { key: "pod-local", label: "pod", side: "local", hop: "local-pod" },
+  { key: "node-local", label: "node", side: "local", hop: "node" },
+  { key: "geneve-local", label: "Geneve", side: "local", hop: "geneve" },
+  { key: "gateway-local", label: "gateway", side: "local", hop: "gateway" },
+  { key: "wireguard", label: "WireGuard", side: "between", hop: "wireguard" },
+  { key: "gateway-remote", label: "gateway", side: "remote", hop: "gateway" },
+  { key: "geneve-remote", label: "Geneve", side: "remote", hop: "geneve" },
+  { key: "node-remote", label: "node", side: "remote", hop: "node" },
+  { key: "pod-remote", label: "pod", side: "remote", hop: "remote-pod" },
 ];
 
 const SEVERITY: readonly HopStatus[] = ["fail", "warn", "unknown", "pass", "skip", "none"];
@@ -80,22 +81,21 @@ function worst(results: readonly CheckResult[]): HopStatus {
 /**
  * The hops of the path to `peer` (null: all results). Local hops take results observed on the local
  * cluster; remote gateway/Geneve/node hops take results observed on the remote cluster (dual mode);
- * cross-cluster ("A ↔ B") results count on both sides; IPAM and reflection results, which are about
- * reaching remote pods, count for the remote pod hop wherever they were observed.
+ * cross-cluster ("A ↔ B") results count on both sides; results about reaching remote pods (IPAM,
+ * reflection) count for the remote pod hop wherever they were observed. Which hops a result speaks
+ * for is declared by its check (report/hops.ts).
  */
 export function dataPath(report: Report, peer: string | null): Hop[] {
   const local = report.clusters.find((c) => c.role === "local")?.name ?? report.results[0]?.cluster ?? "";
   const rs = report.results.filter((r) => peer === null || r.peer === null || r.peer === peer);
   return HOPS.map((spec) => {
     const matches = rs.filter((r) => {
-      const byLayer = spec.layers.includes(r.layer) || spec.prefixes.some((p) => r.id.startsWith(p));
-      if (!byLayer) return false;
+      if (!hopsOf(r.id).includes(spec.hop)) return false;
+      // The WireGuard tunnel lies between the clusters, and the remote pod is reached through
+      // remapping and reflection observed on either side: where they were seen does not matter.
+      if (spec.side === "between" || spec.hop === "remote-pod") return true;
       const cross = r.cluster.includes("↔");
-      const onLocal = cross || r.cluster === local;
-      const onRemote = cross || r.cluster !== local;
-      if (spec.side === "between") return true;
-      if (spec.key === "pod-remote" && (r.layer === "ipam" || r.layer === "reflection")) return true;
-      return spec.side === "local" ? onLocal : onRemote;
+      return cross || (spec.side === "local" ? r.cluster === local : r.cluster !== local);
     });
     // A hop some of whose checks were blocked by an earlier failure is not verified: never a ✓.
     const blocked = matches.some((r) => r.status === "skip" && r.blockedBy !== null);

@@ -3,8 +3,8 @@
  * peer when the run covers several), one `<testcase>` per result. Fail → `<failure>`; warn → a
  * passing test case with the warning in `<system-out>`; skip and unknown → `<skipped>`.
  */
-import type { CheckResult } from "../checks/types.ts";
-import { LAYER_TITLES, LAYERS } from "../checks/types.ts";
+import type { CheckResult } from "../report/model.ts";
+import { LAYER_TITLES, LAYERS } from "../report/model.ts";
 import { type Report, varyingScopes } from "../report/model.ts";
 
 // Characters XML 1.0 does not allow at all, plus lone surrogates.

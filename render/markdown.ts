@@ -4,7 +4,7 @@
  * dump, the manual test cheat sheet and the run metadata. Every string from the cluster is
  * escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
-import { LAYER_TITLES } from "../checks/types.ts";
+import { LAYER_TITLES } from "../report/model.ts";
 import {
   foreignClusterTable,
   formatDuration,

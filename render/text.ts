@@ -6,9 +6,8 @@
  * and the diagnosis. Strings from the cluster are stripped of control characters, so a hostile
  * object name cannot move the cursor or recolour the terminal.
  */
-import { NEEDS_REMOTE } from "../checks/engine.ts";
 import { createColors } from "picocolors";
-import { type CheckResult, type Layer, LAYER_TITLES, LAYERS, type Status } from "../checks/types.ts";
+import { type CheckResult, type Layer, LAYER_TITLES, LAYERS, type Status } from "../report/model.ts";
 import {
   type DumpTable,
   foreignClusterTable,
@@ -281,14 +280,14 @@ function makeCtx(report: Report, c: Colors, verbose: boolean): LineCtx {
 }
 
 function isNeedsRemote(r: CheckResult): boolean {
-  return r.status === "skip" && r.summary === NEEDS_REMOTE;
+  return r.status === "skip" && r.skipKind === "needs-remote";
 }
 
 /** One closing line naming the checks that need --remote-kubeconfig (none when there are none). */
 function needsRemoteLines(results: readonly CheckResult[], c: Colors): string[] {
   const ids = [...new Set(results.filter(isNeedsRemote).map((r) => r.id))];
   return ids.length
-    ? ["", c.dim(` ${MARKS.skip} ${ids.join(" ")}: ${NEEDS_REMOTE} (both ends of the peering)`)]
+    ? ["", c.dim(` ${MARKS.skip} ${ids.join(" ")}: needs --remote-kubeconfig (both ends of the peering)`)]
     : [];
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { cleanText, LiveChecklist, renderText, type TextOptions } from "./text.ts";
 import { sampleReport } from "../report/fixture.ts";
-import type { CheckResult } from "../checks/types.ts";
+import type { CheckResult } from "../report/model.ts";
 
 const PLAIN: TextOptions = { color: false, verbose: false, quiet: false };
 const ESC = "\x1b";
@@ -172,6 +172,7 @@ Deno.test("text: checks that need --remote-kubeconfig are one closing line, not 
     id,
     peer,
     status: "skip" as const,
+    skipKind: "needs-remote" as const,
     summary: "needs --remote-kubeconfig",
   });
   const out = renderText(

@@ -5,7 +5,21 @@
 import type { ClusterView, PeerView } from "../checks/types.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import type { K8sObject } from "../kube/source.ts";
+import type { KindId } from "../kube/kinds.ts";
 import type { CheatSheetEntry } from "./model.ts";
+
+/** What the cheat sheet reads, declared like a check's reads. */
+export const CHEAT_SHEET_READS: readonly KindId[] = [
+  "networks",
+  "ips",
+  "gatewayservers",
+  "gatewayclients",
+  "pods",
+  "configurations",
+  "connections",
+  "nodes",
+  "endpointslices",
+];
 
 /** WireGuard (60) + IPv4 (20) + ICMP (8): the ICMP payload that exactly fills the tunnel MTU. */
 const ICMP_IPV4_OVERHEAD = 28;

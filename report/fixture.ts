@@ -2,15 +2,14 @@
  * A sample report (two clusters' worth of labels, two peers, one failure) for reporter tests, docs
  * and `flyingfish schema` examples.
  */
-import type { CheckResult } from "../checks/types.ts";
-import { type Report, SCHEMA_VERSION, summarize } from "./model.ts";
+import { type CheckResult, type Report, SCHEMA_VERSION, summarize } from "./model.ts";
 
 const LOCAL = "milan-8d1f03";
 const ROME = "rome-4b2a9e";
 const PARIS = "paris-77c0aa";
 
 function r(p: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "layer">): CheckResult {
-  return {
+  const out: CheckResult = {
     status: "pass",
     peer: null,
     cluster: LOCAL,
@@ -18,9 +17,12 @@ function r(p: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "layer">
     evidence: [],
     remediation: null,
     blockedBy: null,
+    skipKind: null,
     durationMs: 12,
     ...p,
   };
+  if (out.status === "skip" && !p.skipKind) out.skipKind = out.blockedBy ? "blocked" : "not-applicable";
+  return out;
 }
 
 /** A sample report; `overrides` replaces top-level fields (summary is recomputed from results). */

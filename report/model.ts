@@ -4,7 +4,13 @@
  * renames or removals bump `SCHEMA_VERSION`.
  */
 import { z } from "zod";
-import { type CheckResult, type Layer, LAYERS, type Status, STATUSES } from "../checks/types.ts";
+import { type CheckResult, LAYERS, type SkipKind, type Status, STATUSES } from "../checks/types.ts";
+import type { Diagnosis } from "../checks/engine.ts";
+
+// The renderers see only this module: the check vocabulary they print comes through here.
+export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.ts";
+export type { Diagnosis } from "../checks/engine.ts";
+export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
 
 /** Version of the report document shape. */
 export const SCHEMA_VERSION = "1";
@@ -26,16 +32,6 @@ export interface PeerInfo {
   clusterId: string;
   role: string;
   tenantNamespace: string | null;
-}
-
-/** The first broken link. */
-export interface DiagnosisInfo {
-  id: string;
-  layer: Layer;
-  peer: string | null;
-  cluster: string;
-  summary: string;
-  remediation: string | null;
 }
 
 /** Status counts. */
@@ -96,13 +92,20 @@ export interface Report {
   clusters: ClusterInfo[];
   peers: PeerInfo[];
   results: CheckResult[];
-  diagnosis: DiagnosisInfo | null;
+  diagnosis: Diagnosis | null;
   summary: ReportSummary;
   exitCode: number;
   durationMs: number;
   peering: PeeringDump | null;
   cheatSheet: CheatSheetEntry[];
 }
+
+const SKIP_KINDS: readonly [SkipKind, ...SkipKind[]] = [
+  "needs-remote",
+  "blocked",
+  "not-applicable",
+  "disabled",
+];
 
 /** Zod schema of one check result (mirrors `CheckResult` in checks/types.ts). */
 export const CheckResultSchema: z.ZodType<CheckResult> = z.object({
@@ -118,6 +121,10 @@ export const CheckResultSchema: z.ZodType<CheckResult> = z.object({
   evidence: z.array(z.string()),
   remediation: z.string().nullable(),
   blockedBy: z.string().nullable().describe("ID of the failed check that kept this one from running"),
+  skipKind: z.enum(SKIP_KINDS).nullable().describe(
+    "For skips, why: needs-remote (a dual check without --remote-kubeconfig), blocked (see blockedBy), " +
+      "not-applicable, disabled (turned off, or impossible offline)",
+  ),
   durationMs: z.number().nonnegative(),
 });
 
@@ -140,8 +147,8 @@ export const PeerInfoSchema: z.ZodType<PeerInfo> = z.object({
   tenantNamespace: z.string().nullable(),
 });
 
-/** Zod schema of {@link DiagnosisInfo}. */
-export const DiagnosisSchema: z.ZodType<DiagnosisInfo> = z.object({
+/** Zod schema of {@link Diagnosis}. */
+export const DiagnosisSchema: z.ZodType<Diagnosis> = z.object({
   id: z.string(),
   layer: z.enum(LAYERS),
   peer: z.string().nullable(),

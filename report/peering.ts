@@ -5,9 +5,21 @@
 import type { ClusterView, PeerView } from "../checks/types.ts";
 import { ageMs, conditionOf, formatAge, isVirtualNode, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import type { K8sObject } from "../kube/source.ts";
+import type { KindId } from "../kube/kinds.ts";
 import type { DumpTable, ForeignClusterRow, PeeringDump } from "./model.ts";
 
 const MODULES = ["networking", "authentication", "offloading"] as const;
+
+/** What the dump reads (besides the peers' ForeignClusters), declared like a check's reads. */
+export const PEERING_DUMP_READS: readonly KindId[] = [
+  "foreignclusters",
+  "resourceslices",
+  "identities",
+  "tenants",
+  "namespaceoffloadings",
+  "virtualnodes",
+  "nodes",
+];
 
 /** Builds the dump from the clusters read; null when no peering exists. */
 export function buildPeeringDump(

@@ -1,0 +1,17 @@
+/**
+ * Probe warm-up: the first `wg show` sample of every active gateway pod starts as soon as the
+ * cluster is read, so the sampling interval overlaps the checks instead of following them.
+ */
+import { activeGatewayPod, gatewayOf } from "../liqo/lookups.ts";
+import type { ProbeHub } from "../probes/hub.ts";
+import type { ClusterView, PeerView } from "../checks/types.ts";
+
+/** Starts `wg show` sampling on every active gateway pod now, so it overlaps the other checks. */
+export function warmWireguard(probes: ProbeHub, view: ClusterView, peers: readonly PeerView[]): void {
+  if (view.inv.tryItems("pods") === null) return;
+  for (const p of peers) {
+    const gw = gatewayOf(view.inv, p.clusterId);
+    const pod = gw ? activeGatewayPod(view.inv, gw) : null;
+    if (pod) probes.wireguard(view.name, pod.metadata.namespace!, pod.metadata.name).catch(() => {});
+  }
+}
