@@ -3,14 +3,14 @@
  * failing check in this order.
  */
 import type { CheckDef } from "./types.ts";
-import { ENV_CHECKS } from "./env.ts";
-import { CONTROLPLANE_CHECKS } from "./controlplane.ts";
-import { GATEWAY_CHECKS } from "./gateway.ts";
-import { TUNNEL_CHECKS } from "./tunnel.ts";
-import { FABRIC_CHECKS } from "./fabric.ts";
-import { IPAM_CHECKS } from "./ipam.ts";
-import { CNI_CHECKS } from "./cni.ts";
-import { REFLECTION_CHECKS } from "./reflection.ts";
+import { ENV_CHECKS } from "./env/mod.ts";
+import { CONTROLPLANE_CHECKS } from "./controlplane/mod.ts";
+import { GATEWAY_CHECKS } from "./gateway/mod.ts";
+import { TUNNEL_CHECKS } from "./tunnel/mod.ts";
+import { FABRIC_CHECKS } from "./fabric/mod.ts";
+import { IPAM_CHECKS } from "./ipam/mod.ts";
+import { CNI_CHECKS } from "./cni/mod.ts";
+import { REFLECTION_CHECKS } from "./reflection/mod.ts";
 
 /** Every check FlyingFish knows, in layer order. */
 export const CATALOG: readonly CheckDef[] = [

@@ -19,9 +19,10 @@ function def(
     perPeer: false,
     reads: [],
     explain: { reads: "", decides: "", fixes: "" },
+    hops: [],
     run,
     ...extra,
-  };
+  } as CheckDef;
 }
 
 const pass = (): Outcome => ({ status: "pass", summary: "ok" });

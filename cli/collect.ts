@@ -3,11 +3,13 @@
  * checks read, the `wg show` samples, bounded logs) into a .tar.gz bundle that
  * `flyingfish check --snapshot` diagnoses later, elsewhere, offline.
  */
+import { z } from "zod";
 import { durationOption } from "./check.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CollectTarget } from "../collect/collect.ts";
 import type { ClusterReader } from "../kube/live/logs.ts";
+import type { KubeConfig } from "../kube/kubeconfig.ts";
 
 /** Options of the collect command, as parsed by commander. */
 export interface CollectCommandOptions {
@@ -66,30 +68,30 @@ function progressLine(): { update: (s: string) => void; done: () => void } {
   };
 }
 
+/** What a kubeconfig user's auth-provider block may carry (its `config` map). */
+const AuthProviderConfig = z.object({ config: z.record(z.string(), z.unknown()) });
+
 /**
- * Credential values of a kubeconfig context (token, password, client key — base64 and PEM), to be
- * scrubbed from every file of the bundle should any ever echo them. Never written anywhere.
+ * Credential values of a loaded kubeconfig (token, password, client key — base64 and PEM,
+ * auth-provider tokens), to be scrubbed from every file of the bundle should any ever echo them.
+ * Never written anywhere.
  */
-async function kubeconfigSecrets(kubeconfig?: string, context?: string): Promise<string[]> {
-  const { loadKubeConfig } = await import("../kube/kubeconfig.ts");
+function kubeconfigSecrets(kc: KubeConfig): string[] {
   try {
-    const { kc } = await loadKubeConfig({ kubeconfig, context });
     const out: string[] = [];
-    for (const u of kc.getUsers()) {
-      // deno-lint-ignore no-explicit-any
-      const user = u as any;
+    for (const user of kc.getUsers()) {
       for (const v of [user.token, user.password, user.keyData]) if (typeof v === "string") out.push(v);
       if (typeof user.keyData === "string") {
         try {
           const pem = atob(user.keyData);
-          out.push(pem, ...pem.split("\n").filter((l: string) => l.length >= 16 && !l.startsWith("-----")));
+          out.push(pem, ...pem.split("\n").filter((l) => l.length >= 16 && !l.startsWith("-----")));
         } catch {
           // not base64
         }
       }
-      const ap = user.authProvider?.config;
-      if (ap && typeof ap === "object") {
-        for (const [k, v] of Object.entries(ap)) {
+      const ap = AuthProviderConfig.safeParse(user.authProvider);
+      if (ap.success) {
+        for (const [k, v] of Object.entries(ap.data.config)) {
           if (typeof v === "string" && /token|secret/i.test(k)) out.push(v);
         }
       }
@@ -100,20 +102,24 @@ async function kubeconfigSecrets(kubeconfig?: string, context?: string): Promise
   }
 }
 
+/** A reachable cluster: its source and raw reads over one client, and its kubeconfig credentials. */
+interface OpenCluster {
+  source: ClusterSource;
+  reader: ClusterReader;
+  secrets: string[];
+}
+
+/** Loads the kubeconfig once, opens one client for lists, exec, logs and /version, and probes it. */
 async function openCluster(
   kubeconfig: string | undefined,
   context: string | undefined,
   requestTimeoutMs: number,
-): Promise<{ source: ClusterSource; reader: ClusterReader }> {
-  const [{ createLiveSource }, { createClusterReader }] = await Promise.all([
-    import("../kube/live/source.ts"),
-    import("../kube/live/logs.ts"),
-  ]);
-  const source = await createLiveSource({ kubeconfig, context, requestTimeoutMs });
+): Promise<OpenCluster> {
+  const { openLiveCluster } = await import("../kube/live/source.ts");
+  const { source, reader, client } = await openLiveCluster({ kubeconfig, context, requestTimeoutMs });
   try {
     await source.probeReachable();
-    const reader = await createClusterReader({ kubeconfig, context, requestTimeoutMs });
-    return { source, reader };
+    return { source, reader, secrets: kubeconfigSecrets(client.kc) };
   } catch (err) {
     await source.close();
     throw err;
@@ -138,15 +144,18 @@ export async function runCollectCommand(opts: CollectCommandOptions): Promise<nu
   const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
   const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
   const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
-  const secrets = await kubeconfigSecrets(opts.kubeconfig, opts.context);
+  const secrets = [...local.secrets];
   if (dual) {
     const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
     try {
       const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
       targets.push({ role: "remote", source: remote.source, reader: remote.reader });
-      secrets.push(...await kubeconfigSecrets(rk, opts.remoteContext));
+      secrets.push(...remote.secrets);
     } catch (err) {
-      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+      if (err instanceof PermissionError || !(err instanceof ToolError)) {
+        await local.source.close();
+        throw err;
+      }
       const error = `remote cluster unavailable: ${err.message}`;
       console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
       targets.push({ role: "remote", source: null, reader: null, error });
@@ -195,9 +204,7 @@ export async function runCollectCommand(opts: CollectCommandOptions): Promise<nu
     return 0;
   } finally {
     progress.done();
-    for (const t of targets) {
-      await t.source?.close();
-      await t.reader?.close();
-    }
+    // Closing a source closes the client its reader shares.
+    for (const t of targets) await t.source?.close();
   }
 }

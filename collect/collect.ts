@@ -5,6 +5,7 @@
  * returns the files of a redacted bundle plus its manifest. Redaction happens here, before anything
  * is serialised: see kube/redact.ts.
  */
+import { z } from "zod";
 import { Inventory } from "../kube/inventory.ts";
 import { type KindId, KINDS, LIQO_GROUP_VERSIONS } from "../kube/kinds.ts";
 import { activeGatewayPod, clusterIdOf, gatewayOf, liqoNamespaceOf } from "../liqo/lookups.ts";
@@ -36,7 +37,7 @@ export interface CollectTarget {
   role: "local" | "remote";
   /** The live source, or null when the cluster could not be reached (then `error` says why). */
   source: ClusterSource | null;
-  /** Raw reads (logs, /version); null to skip them. */
+  /** Raw reads (logs, /version), released with the source they share a client with; null to skip them. */
   reader: ClusterReader | null;
   error?: string;
 }
@@ -111,6 +112,18 @@ function recordingSource(source: ClusterSource, records: Map<string, ExecRecord>
 }
 
 const enc = new TextEncoder();
+
+/** The cluster ID a ForeignCluster names in `spec.clusterID` (when it has one). */
+const ForeignClusterSpec = z.object({ clusterID: z.unknown() }).catch({ clusterID: undefined });
+
+/** The container names of a pod's `spec.containers` (entries without a string name are skipped). */
+const PodContainerNames = z.object({ containers: z.array(z.unknown()).catch([]) }).catch({ containers: [] })
+  .transform(({ containers }) =>
+    containers.flatMap((c) => {
+      const named = z.object({ name: z.string() }).safeParse(c);
+      return named.success ? [named.data.name] : [];
+    })
+  );
 
 /** Limits concurrency of async work. */
 async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
@@ -211,7 +224,7 @@ export async function collectBundle(
     const gwPods: K8sObject[] = [];
     if (inv.tryItems("pods") !== null) {
       for (const fc of inv.tryItems("foreignclusters") ?? []) {
-        const id = String(fc.spec?.clusterID ?? fc.metadata.name);
+        const id = String(ForeignClusterSpec.parse(fc.spec).clusterID ?? fc.metadata.name);
         if (opts.peers?.length && !opts.peers.includes(id) && !opts.peers.includes(fc.metadata.name)) {
           continue;
         }
@@ -265,11 +278,8 @@ export async function collectBundle(
       );
       const jobs: { ns: string; pod: string; container: string }[] = [];
       for (const p of pods) {
-        // deno-lint-ignore no-explicit-any
-        for (const c of (p.spec?.containers ?? []) as any[]) {
-          if (typeof c?.name === "string") {
-            jobs.push({ ns: p.metadata.namespace!, pod: p.metadata.name, container: c.name });
-          }
+        for (const container of PodContainerNames.parse(p.spec)) {
+          jobs.push({ ns: p.metadata.namespace!, pod: p.metadata.name, container });
         }
       }
       if (jobs.length) progress(`${name}: reading ${jobs.length} container log(s)`);

@@ -48,12 +48,19 @@ export function importClientNode(): Promise<ClientNode> {
   return clientNode;
 }
 
+/** The top level of a kubeconfig document, as far as it is read before client-node parses it. */
+type KubeconfigDoc = Record<string, unknown>;
+
 interface RawFile {
   path: string;
   text: string;
   inline: boolean;
-  // deno-lint-ignore no-explicit-any
-  doc: any;
+  doc: KubeconfigDoc;
+}
+
+/** A YAML mapping (not a list, not a scalar). */
+function isMapping(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 function envGet(name: string, purpose: string): string | undefined {
@@ -97,11 +104,11 @@ function parseKubeconfig(path: string, text: string, inline: boolean): RawFile {
     throw new ToolError(`cannot read kubeconfig ${path}: invalid YAML: ${msg}`, { cause: err });
   }
   if (doc === null || doc === undefined) doc = {};
-  if (typeof doc !== "object" || Array.isArray(doc)) {
+  if (!isMapping(doc)) {
     throw new ToolError(`cannot read kubeconfig ${path}: not a kubeconfig (expected a mapping)`);
   }
   for (const key of ["clusters", "contexts", "users"]) {
-    const v = (doc as Record<string, unknown>)[key];
+    const v = doc[key];
     if (v !== undefined && v !== null && !Array.isArray(v)) {
       throw new ToolError(`cannot read kubeconfig ${path}: "${key}" must be a list`);
     }
@@ -158,14 +165,13 @@ async function locate(opts: KubeConfigOptions): Promise<RawFile[]> {
   throw new ToolError("no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
 }
 
-// deno-lint-ignore no-explicit-any
-function namedEntries(doc: any, key: string): { name: string; value: any }[] {
-  const list = Array.isArray(doc?.[key]) ? doc[key] : [];
-  // deno-lint-ignore no-explicit-any
-  return list.filter((e: any) => e && typeof e.name === "string").map((e: any) => ({
-    name: e.name,
-    value: e,
-  }));
+/** The entries of a named list (`clusters`, `users`, `contexts`) that have a string `name`. */
+function namedEntries(doc: KubeconfigDoc, key: string): { name: string; value: Record<string, unknown> }[] {
+  const list: unknown = doc[key];
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((e: unknown) =>
+    isMapping(e) && typeof e.name === "string" ? [{ name: e.name, value: e }] : []
+  );
 }
 
 /**
@@ -201,7 +207,7 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     for (const c of namedEntries(f.doc, "clusters")) {
       if (!rawClusters.has(c.name)) rawClusters.set(c.name, { path: f.path, value: c.value });
     }
-    const cur = f.doc?.["current-context"];
+    const cur = f.doc["current-context"];
     if (!currentContext && typeof cur === "string" && cur.length > 0) currentContext = cur;
   }
 

@@ -5,7 +5,9 @@
 import type { Inventory } from "../kube/inventory.ts";
 import type { K8sObject } from "../kube/source.ts";
 import type { KindId } from "../kube/kinds.ts";
-import { formatAge as formatDuration } from "../probes/duration.ts";
+import { formatAge } from "../probes/duration.ts";
+
+export { formatAge } from "../probes/duration.ts";
 
 /** Label carrying the peer's cluster ID on per-peer objects. */
 export const REMOTE_ID_LABEL = "liqo.io/remote-cluster-id";
@@ -145,10 +147,6 @@ export function ageMs(now: Date, ts: unknown): number | null {
   return Number.isNaN(t) ? null : now.getTime() - t;
 }
 
-/** Short human age, kubectl style ("3d4h", "5m12s", "42s"); "unknown age" when absent. */
-export function formatAge(ms: number | null): string {
-  return ms === null ? "unknown age" : formatDuration(ms);
-}
 
 /** One container's state, restarts and last termination, for evidence lines. */
 export interface ContainerSummary {

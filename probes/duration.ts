@@ -59,21 +59,17 @@ export function parseDurationFlag(s: string): number {
 }
 
 /**
- * Formats an age in milliseconds with its two most significant units, kubectl style:
- * "3d4h", "5h2m", "5m12s", "42s"; a zero second unit is dropped ("2d"). Negative ages count as 0;
- * non-finite input gives "?".
+ * Formats an age in milliseconds with its two most significant units, kubectl style: "3d4h",
+ * "5h2m", "5m12s", "5m0s", "42s". Negative ages count as 0; non-finite input gives "?"; null (an
+ * absent or unreadable timestamp) gives "unknown age". The one age format of the product.
  */
-export function formatAge(ms: number): string {
+export function formatAge(ms: number | null): string {
+  if (ms === null) return "unknown age";
   if (!Number.isFinite(ms)) return "?";
-  const total = Math.floor(Math.max(0, ms) / 1000);
-  const d = Math.floor(total / 86_400);
-  const h = Math.floor((total % 86_400) / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const sec = total % 60;
-  const pair = (a: number, ua: string, b: number, ub: string): string =>
-    b > 0 ? `${a}${ua}${b}${ub}` : `${a}${ua}`;
-  if (d > 0) return pair(d, "d", h, "h");
-  if (h > 0) return pair(h, "h", m, "m");
-  if (m > 0) return pair(m, "m", sec, "s");
-  return `${sec}s`;
+  const s = Math.floor(Math.max(0, ms) / 1000);
+  const d = Math.floor(s / 86_400), h = Math.floor((s % 86_400) / 3600), m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d}d${h}h`;
+  if (h > 0) return `${h}h${m}m`;
+  if (m > 0) return `${m}m${s % 60}s`;
+  return `${s}s`;
 }

@@ -45,9 +45,10 @@ Deno.test("formatAge", () => {
   assert.equal(formatAge(999), "0s");
   assert.equal(formatAge(-5000), "0s");
   assert.equal(formatAge((5 * 60 + 12) * s), "5m12s");
-  assert.equal(formatAge(5 * 60 * s), "5m");
+  assert.equal(formatAge(5 * 60 * s), "5m0s");
   assert.equal(formatAge((5 * 3600 + 2 * 60 + 9) * s), "5h2m");
   assert.equal(formatAge((3 * 86400 + 4 * 3600 + 59) * s), "3d4h");
-  assert.equal(formatAge(2 * 86400 * s), "2d");
+  assert.equal(formatAge(2 * 86400 * s), "2d0h");
+  assert.equal(formatAge(null), "unknown age");
   assert.equal(formatAge(NaN), "?");
 });

@@ -67,6 +67,7 @@ export type TemplateMeta = z.infer<typeof TemplateMetaView>;
 /**
  * A status condition. Covers metav1.Condition, the core kinds' conditions and Liqo's variants
  * (ForeignCluster module conditions, per-host `Applied` entries of Route/FirewallConfigurations).
+ * Node heartbeat/probe times are kept but not declared (fewer declared keys parse faster).
  */
 export const ConditionView = z.looseObject({
   type: z.string().optional(),
@@ -74,8 +75,6 @@ export const ConditionView = z.looseObject({
   reason: z.string().optional(),
   message: z.string().optional(),
   lastTransitionTime: Timestamp,
-  lastHeartbeatTime: Timestamp,
-  lastProbeTime: Timestamp,
   observedGeneration: z.number().optional(),
   /** Route/FirewallConfiguration: the pod that applied (or failed to apply) the object. */
   host: z.string().optional(),

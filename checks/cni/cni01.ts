@@ -1,0 +1,296 @@
+/**
+ * CNI-01: which CNI runs (by its DaemonSets) and whether a documented caveat with Liqo applies
+ * (FACTS §4.3, §7 D7–D11): Calico IP autodetection, Cilium kube-proxy replacement and taints,
+ * masquerade bypass for Kindnet/Azure, AWS rule priority. Only warns: never fails.
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import { isVirtualNode } from "../../liqo/lookups.ts";
+import { controllerManagerFlag } from "../../liqo/args.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+function containerEnv(ds: K8sObject, name: string): string | null | undefined {
+  for (const c of (ds.spec?.template?.spec?.containers ?? []) as Any[]) {
+    const e = ((c?.env ?? []) as Any[]).find((x) => x?.name === name);
+    if (e) return typeof e.value === "string" ? e.value : null;
+  }
+  return undefined;
+}
+
+interface Finding {
+  cni: string;
+  warn: string[];
+  notes: string[];
+  fixes: string[];
+}
+
+const dsByName = (dss: readonly K8sObject[], ...names: string[]) =>
+  dss.find((d) => names.includes(d.metadata.name) || names.includes(d.metadata.labels?.["k8s-app"] ?? ""));
+
+function calicoAutodetectionOk(v: string): boolean {
+  if (v.startsWith("skip-interface=")) return /liqo/.test(v);
+  return /^(interface=|cidr=|kubernetes-internal-ip|can-reach=)/.test(v);
+}
+
+function fingerprintCalico(ctx: CheckContext, dss: readonly K8sObject[], flannel: boolean): Finding | null {
+  const canal = dsByName(dss, "canal");
+  const ds = dsByName(dss, "calico-node") ?? canal;
+  if (!ds) return null;
+  const ref = `DaemonSet ${ds.metadata.namespace}/${ds.metadata.name}`;
+  const backend = containerEnv(ds, "CALICO_NETWORKING_BACKEND");
+  if (canal || (flannel && backend === "none")) {
+    return {
+      cni: "Canal (Calico policy + Flannel networking)",
+      warn: [],
+      notes: [`${ref}: Flannel does the routing, Calico IP autodetection does not pick tunnel endpoints`],
+      fixes: [],
+    };
+  }
+  const method = containerEnv(ds, "IP_AUTODETECTION_METHOD");
+  const deps = ctx.cluster.inv.tryItems("deployments") ?? [];
+  const operator = deps.some((d) => d.metadata.name === "tigera-operator") ||
+    ds.metadata.namespace === "calico-system";
+  const shown = method === undefined
+    ? "unset (= first-found)"
+    : method === null
+    ? "from a reference (not readable here)"
+    : method;
+  const f: Finding = {
+    cni: `Calico${operator ? " (tigera-operator)" : ""}`,
+    warn: [],
+    notes: [
+      `${ref}: IP_AUTODETECTION_METHOD ${shown}`,
+      `CALICO_NETWORKING_BACKEND ${backend ?? "unset (bird)"}`,
+    ],
+    fixes: [],
+  };
+  if (method === null) {
+    f.notes.push(
+      "autodetection method comes from a ConfigMap/Secret reference: check it skips liqo.* interfaces",
+    );
+    return f;
+  }
+  const v = method ?? "first-found";
+  if (calicoAutodetectionOk(v)) return f;
+  f.warn.push(
+    `Calico node IP autodetection "${v}" may pick a Liqo interface (liqo.*) as the node address (FACTS §7 D7)`,
+  );
+  if (operator) {
+    f.notes.push(
+      "the Installation CR (operator.tigera.io) is not read by this tool: the DaemonSet env reflects it",
+    );
+    f.fixes.push(
+      `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"nodeAddressAutodetectionV4":{"skipInterface":"liqo.*"}}}}'`,
+    );
+  } else {
+    f.fixes.push(
+      `kubectl -n ${ds.metadata.namespace} set env daemonset/${ds.metadata.name} IP_AUTODETECTION_METHOD=skip-interface=liqo.*`,
+    );
+  }
+  return f;
+}
+
+function fingerprintCilium(ctx: CheckContext, dss: readonly K8sObject[]): Finding | null {
+  const ds = dsByName(dss, "cilium");
+  if (!ds) return null;
+  const cm = (ctx.cluster.inv.tryItems("configmaps") ?? []).find((c) => c.metadata.name === "cilium-config");
+  const f: Finding = {
+    cni: "Cilium",
+    warn: [],
+    notes: [`DaemonSet ${ds.metadata.namespace}/${ds.metadata.name}`],
+    fixes: [],
+  };
+  if (!cm) {
+    f.notes.push(
+      "ConfigMap cilium-config not readable/found: kube-proxy replacement and devices not checked",
+    );
+    return f;
+  }
+  const kpr = String(cm.data?.["kube-proxy-replacement"] ?? "false");
+  const devices = String(cm.data?.["devices"] ?? "").trim();
+  f.notes.push(`cilium-config: kube-proxy-replacement=${kpr}, devices=${devices || "(unset)"}`);
+  if (["true", "strict"].includes(kpr) && !devices) {
+    f.warn.push(
+      `Cilium kube-proxy-replacement=${kpr} without "devices": its eBPF programs attach to Liqo interfaces (liqo.*) and drop traffic (FACTS §7 D9)`,
+    );
+    f.fixes.push(
+      `# set Cilium devices explicitly, e.g. helm upgrade cilium cilium/cilium --reuse-values --set devices='{eth0}'`,
+    );
+    f.fixes.push(
+      `kubectl -n ${cm.metadata.namespace} get configmap cilium-config -o yaml | grep -e kube-proxy-replacement -e devices`,
+    );
+  }
+  const tainted = ctx.cluster.inv.items("nodes").filter((n) =>
+    isVirtualNode(n) &&
+    ((n.spec?.taints ?? []) as Any[]).some((t) => String(t?.key).startsWith("node.cilium.io/"))
+  );
+  if (tainted.length) {
+    f.warn.push(
+      `virtual node(s) ${
+        tainted.map((n) => n.metadata.name).join(", ")
+      } carry a Cilium agent-not-ready taint: pods cannot be offloaded (FACTS §7 D8)`,
+    );
+    f.fixes.push(`# give the Cilium DaemonSet a node affinity: liqo.io/type DoesNotExist`);
+  } else {
+    f.notes.push(
+      "Cilium ≥ 1.14.2 taints nodes without its agent: keep a node affinity liqo.io/type DoesNotExist (D8)",
+    );
+  }
+  return f;
+}
+
+function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding {
+  const v = controllerManagerFlag(ctx.cluster.inv, "gateway-masquerade-bypass-enabled");
+  const f: Finding = {
+    cni,
+    warn: [],
+    notes: [ref, `controller-manager --gateway-masquerade-bypass-enabled=${v ?? "(not readable)"}`],
+    fixes: [],
+  };
+  if (v === "false") {
+    f.warn.push(`${cni} needs Liqo's gatewayMasqueradeBypass (FACTS §4.3) but it is off`);
+    f.fixes.push(
+      `helm upgrade liqo liqo/liqo -n ${
+        ctx.cluster.liqoNamespace ?? "liqo"
+      } --reuse-values --set networking.fabric.config.gatewayMasqueradeBypass=true`,
+    );
+  }
+  return f;
+}
+
+function fingerprintOthers(ctx: CheckContext, dss: readonly K8sObject[]): Finding[] {
+  const out: Finding[] = [];
+  const refOf = (d: K8sObject) => `DaemonSet ${d.metadata.namespace}/${d.metadata.name}`;
+  const kindnet = dsByName(dss, "kindnet");
+  if (kindnet) out.push(masqueradeBypass(ctx, "Kindnet", refOf(kindnet)));
+  const azure = dsByName(dss, "azure-cns", "azure-ip-masq-agent", "azure-cni");
+  if (azure) out.push(masqueradeBypass(ctx, "Azure CNI", refOf(azure)));
+  const aws = dsByName(dss, "aws-node");
+  if (aws) {
+    const prio = controllerManagerFlag(ctx.cluster.inv, "fabric-route-rule-priority");
+    const f: Finding = {
+      cni: "AWS VPC CNI",
+      warn: [],
+      notes: [refOf(aws), `controller-manager --fabric-route-rule-priority=${prio ?? "(not readable)"}`],
+      fixes: [],
+    };
+    if (prio === "0") {
+      f.warn.push(
+        "AWS VPC CNI policy-routing rules take precedence over Liqo's: set routeConfigurationRulePriority (101–500)",
+      );
+      f.fixes.push(
+        `helm upgrade liqo liqo/liqo -n ${
+          ctx.cluster.liqoNamespace ?? "liqo"
+        } --reuse-values --set networking.fabric.config.routeConfigurationRulePriority=200`,
+      );
+    }
+    out.push(f);
+  }
+  const anetd = dsByName(dss, "anetd");
+  if (anetd) {
+    out.push({
+      cni: "GKE Dataplane V2",
+      warn: [],
+      notes: [
+        refOf(anetd),
+        "offloaded pods cannot be exposed via NodePort/LoadBalancer (FACTS §7 D11, reported by ENV-06)",
+      ],
+      fixes: [],
+    });
+  }
+  for (
+    const [cni, names] of [
+      ["Weave Net", ["weave-net"]],
+      ["Antrea", ["antrea-agent"]],
+      ["kube-router", ["kube-router"]],
+      // OpenShift's default CNI: ENV-06 reports the platform caveat (networking module is WIP there).
+      ["OVN-Kubernetes", ["ovnkube-node"]],
+    ] as const
+  ) {
+    const d = dsByName(dss, ...names);
+    if (d) {
+      out.push({ cni, warn: [], notes: [`${refOf(d)}: no Liqo-specific setting documented`], fixes: [] });
+    }
+  }
+  return out;
+}
+
+function run(ctx: CheckContext): Outcome {
+  const dss = ctx.cluster.inv.items("daemonsets");
+  const flannelDs = dss.find((d) =>
+    d.metadata.name === "kube-flannel-ds" || d.metadata.labels?.app === "flannel" ||
+    d.metadata.name === "kube-flannel"
+  );
+  const findings: Finding[] = [];
+  const calico = fingerprintCalico(ctx, dss, !!flannelDs);
+  if (calico) findings.push(calico);
+  if (flannelDs && !calico?.cni.startsWith("Canal")) {
+    findings.push({
+      cni: "Flannel",
+      warn: [],
+      notes: [
+        `DaemonSet ${flannelDs.metadata.namespace}/${flannelDs.metadata.name}: no Liqo-specific setting needed`,
+      ],
+      fixes: [],
+    });
+  }
+  const cilium = fingerprintCilium(ctx, dss);
+  if (cilium && !dsByName(dss, "anetd")) findings.push(cilium);
+  findings.push(...fingerprintOthers(ctx, dss));
+  if (findings.length === 0) {
+    const raw = dss.filter((d) => d.metadata.namespace === "kube-system").map((d) => d.metadata.name);
+    const others = dss.filter((d) =>
+      d.metadata.namespace !== "kube-system" && d.metadata.namespace !== ctx.cluster.liqoNamespace
+    )
+      .map((d) => `${d.metadata.namespace}/${d.metadata.name}`);
+    return {
+      status: "warn",
+      summary: "CNI not recognised: Liqo caveats could not be checked",
+      evidence: [
+        `kube-system DaemonSets: ${raw.length ? raw.join(", ") : "(none)"}`,
+        ...(others.length ? [`other DaemonSets: ${others.join(", ")}`] : []),
+      ],
+      remediation:
+        "Compare your CNI with Liqo's notes (docs/installation/install.md, CNIs section): make sure it does not " +
+        "treat liqo.* interfaces as node interfaces and does not masquerade traffic towards remote CIDRs.",
+    };
+  }
+  const names = findings.map((f) => f.cni).join(" + ");
+  const warns = findings.flatMap((f) => f.warn);
+  const evidence = findings.flatMap((f) => [...f.warn, ...f.notes.map((n) => `${f.cni}: ${n}`)]);
+  if (warns.length === 0) {
+    return { status: "pass", summary: `CNI: ${names}, no known Liqo caveat applies`, evidence };
+  }
+  return {
+    status: "warn",
+    summary: `CNI ${names}: ${warns[0]}`,
+    evidence,
+    remediation: findings.flatMap((f) => f.fixes).join("\n"),
+  };
+}
+
+export const CNI_01: CheckDef = {
+  id: "CNI-01",
+  title: "CNI caveats",
+  layer: "cni",
+  needs: [],
+  scope: "single",
+  perPeer: false,
+  reads: ["daemonsets"],
+  optionalReads: ["configmaps", "deployments", "nodes"],
+  explain: {
+    reads:
+      "DaemonSets in every namespace (calico-node, canal, cilium, kube-flannel-ds, kindnet, aws-node, azure-cns, " +
+      "anetd, weave-net, antrea-agent, kube-router), ConfigMap cilium-config, the controller-manager's fabric flags.",
+    decides:
+      "warn with the setting to change: Calico IP autodetection not skipping liqo.*; Cilium kube-proxy " +
+      "replacement without devices; Kindnet/Azure without gatewayMasqueradeBypass; AWS without rule priority; " +
+      "unknown CNI (listing the raw DaemonSets). Never fails.",
+    fixes:
+      "Calico: skip-interface=liqo.*; Cilium: devices; Liqo Helm networking.fabric.config.* for the others.",
+  },
+  hops: ["local-pod"],
+  run,
+};

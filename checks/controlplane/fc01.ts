@@ -1,0 +1,127 @@
+/**
+ * FC-01: the ForeignCluster's enabled modules report healthy conditions; an unhealthy authentication
+ * condition fails here, networking/offloading ones point at the check that judges the objects
+ * behind them (CHECKS.md FC-01, FACTS §2.1).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import { ageMs, formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
+
+const HEALTHY = new Set(["Ready", "Established"]);
+
+/** Which check judges what a networking/offloading FC condition summarises. */
+const POINTERS: Readonly<Record<string, string>> = {
+  NetworkConfigurationStatus: "IPAM-03",
+  NetworkGatewayPresence: "GW-01",
+  NetworkGatewayServerStatus: "GW-01",
+  NetworkGatewayClientStatus: "GW-01",
+  NetworkConnectionStatus: "TUN-01",
+  OffloadingVirtualNodeStatus: "REF-02",
+  OffloadingNodeStatus: "REF-02",
+};
+
+interface ModuleFinding {
+  module: string;
+  // deno-lint-ignore no-explicit-any
+  condition: any;
+}
+
+function authRemediation(ctx: CheckContext, type: string): string {
+  const ns = tenantNs(ctx), id = peerId(ctx), lns = liqoNs(ctx);
+  if (type === "AuthTenantStatus") {
+    return [
+      `kubectl -n ${ns} get tenant -l ${REMOTE_ID_LABEL}=${id} -o yaml   # needs status.tenantNamespace and status.authParams`,
+      `kubectl -n ${lns} logs deploy/liqo-controller-manager | grep -i tenant`,
+      `From the consumer ${id}: liqoctl peer --remote-kubeconfig <this cluster's kubeconfig> (re-sends keys, CSR and signature)`,
+    ].join("\n");
+  }
+  return [
+    `kubectl -n ${ns} get identities -l ${REMOTE_ID_LABEL}=${id} -o wide   # needs status.kubeconfigSecretRef`,
+    `kubectl -n ${lns} logs deploy/liqo-controller-manager | grep -i identity`,
+    `Re-run the authentication: liqoctl peer --remote-kubeconfig <${id} kubeconfig>`,
+  ].join("\n");
+}
+
+function run(ctx: CheckContext): Outcome {
+  const fc = ctx.peer?.foreignCluster;
+  const now = ctx.cluster.now;
+  const modules = fc?.status?.modules;
+  if (!modules || typeof modules !== "object") {
+    return {
+      status: "unknown",
+      summary: "ForeignCluster has no module status yet (is the controller-manager reconciling it?)",
+      evidence: [`ForeignCluster ${fc?.metadata?.name ?? peerId(ctx)}: status.modules absent`],
+    };
+  }
+  const peeringAge = ageMs(now, fc.metadata?.creationTimestamp);
+  const evidence = [`peering age ${formatAge(peeringAge)}, role ${fc.status?.role ?? "Unknown"}`];
+  const authBad: ModuleFinding[] = [];
+  const otherBad: ModuleFinding[] = [];
+  for (const module of ["authentication", "networking", "offloading"]) {
+    const m = modules[module];
+    if (!m?.enabled) {
+      evidence.push(`${module}: disabled`);
+      continue;
+    }
+    // deno-lint-ignore no-explicit-any
+    const conds: any[] = Array.isArray(m.conditions) ? m.conditions : [];
+    if (conds.length === 0) evidence.push(`${module}: enabled, no conditions yet`);
+    for (const c of conds) {
+      evidence.push(`${module}: ${describeCondition(c, now)}`);
+      if (HEALTHY.has(c?.status)) continue;
+      (module === "authentication" ? authBad : otherBad).push({ module, condition: c });
+    }
+  }
+  if (authBad.length > 0) {
+    const c = authBad[0].condition;
+    return {
+      status: "fail",
+      summary: `authentication module unhealthy: ${describeCondition(c, now)}${
+        c?.message ? `: ${c.message}` : ""
+      }`,
+      evidence,
+      remediation: [...new Set(authBad.map((f) => authRemediation(ctx, f.condition?.type)))].join("\n"),
+    };
+  }
+  if (otherBad.length > 0) {
+    const pointers = otherBad.map((f) =>
+      `${describeCondition(f.condition, now)} → see ${
+        POINTERS[f.condition?.type] ?? "the " + f.module + " checks"
+      }`
+    );
+    return {
+      status: "warn",
+      summary: pointers.join("; "),
+      evidence,
+      remediation: "These conditions summarise later layers; the named checks examine the objects directly " +
+        `and give the diagnosis.\nliqoctl info peer ${peerId(ctx)}`,
+    };
+  }
+  return {
+    status: "pass",
+    summary: "all enabled ForeignCluster modules healthy",
+    evidence,
+  };
+}
+
+export const FC_01: CheckDef = {
+  id: "FC-01",
+  title: "ForeignCluster module conditions",
+  layer: "controlplane",
+  needs: [],
+  scope: "single",
+  perPeer: true,
+  reads: ["foreignclusters"],
+  explain: {
+    reads: "ForeignCluster status.modules.{authentication,networking,offloading}: enabled, each condition " +
+      "with status, reason and lastTransitionTime, compared with the ForeignCluster's age.",
+    decides: "fail when an authentication condition is not Ready/Established (this layer's business); warn " +
+      "when a networking or offloading condition is unhealthy, naming the check that judges the underlying " +
+      "objects (e.g. NetworkConnectionStatus → TUN-01); unknown without module status; pass otherwise.",
+    fixes:
+      "For authentication: inspect the Identity (consumer) or Tenant (provider) and re-run liqoctl peer. " +
+      "For the others: follow the named check.",
+  },
+  hops: [],
+  run,
+};

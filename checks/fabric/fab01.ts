@@ -1,0 +1,190 @@
+/**
+ * FAB-01: the liqo-fabric DaemonSet has a Running+Ready pod on every non-virtual node (FACTS §2.7);
+ * for each node without one it says why (untolerated taint, nodeSelector, Pending reason, crash).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { Inventory } from "../../kube/inventory.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import {
+  conditionOf,
+  containerSummaries,
+  isVirtualNode,
+  nodeReady,
+  warningEventsFor,
+} from "../../liqo/lookups.ts";
+import { controllerManagerFlag } from "../../liqo/args.ts";
+import { FABRIC_NAME_LABEL, fabricPods } from "./shared.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+/** The liqo-fabric DaemonSet (label app.kubernetes.io/name=fabric in the Liqo namespace), if any. */
+export function fabricDaemonSet(inv: Inventory, liqoNs: string | null): K8sObject | null {
+  const dss = inv.items("daemonsets").filter((d) => liqoNs === null || d.metadata.namespace === liqoNs);
+  return dss.find((d) => d.metadata.labels?.[FABRIC_NAME_LABEL] === "fabric") ??
+    dss.find((d) => d.metadata.name === "liqo-fabric") ?? null;
+}
+
+const podReady = (p: K8sObject): boolean =>
+  p.status?.phase === "Running" && conditionOf(p, "Ready")?.status === "True";
+
+/** True when a toleration tolerates a taint (Kubernetes semantics). */
+export function tolerates(tol: Any, taint: Any): boolean {
+  if (tol?.effect && tol.effect !== taint?.effect) return false;
+  if (tol?.operator === "Exists") return !tol.key || tol.key === taint?.key;
+  return tol?.key === taint?.key && (tol?.value ?? "") === (taint?.value ?? "");
+}
+
+/** DaemonSet pods tolerate node.kubernetes.io/* condition taints automatically. */
+const AUTO_TOLERATED = /^node\.kubernetes\.io\//;
+
+function untoleratedTaints(ds: K8sObject, node: K8sObject): string[] {
+  const tols: Any[] = ds.spec?.template?.spec?.tolerations ?? [];
+  return ((node.spec?.taints ?? []) as Any[])
+    .filter((t) =>
+      (t?.effect === "NoSchedule" || t?.effect === "NoExecute") && !AUTO_TOLERATED.test(t?.key ?? "")
+    )
+    .filter((t) => !tols.some((tol) => tolerates(tol, t)))
+    .map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`);
+}
+
+function whyNoFabric(ds: K8sObject, node: K8sObject, pods: K8sObject[]): string {
+  const name = node.metadata.name;
+  if (pods.length === 0) {
+    const taints = untoleratedTaints(ds, node);
+    if (taints.length) {
+      return `${name}: no fabric pod — taint ${taints.join(", ")} not tolerated by the DaemonSet`;
+    }
+    const sel: Record<string, string> = ds.spec?.template?.spec?.nodeSelector ?? {};
+    const miss = Object.entries(sel).filter(([k, v]) => node.metadata.labels?.[k] !== v);
+    if (miss.length) {
+      return `${name}: no fabric pod — nodeSelector ${
+        miss.map(([k, v]) => `${k}=${v}`).join(",")
+      } not matched`;
+    }
+    if (!nodeReady(node)) return `${name}: no fabric pod — node is NotReady`;
+    return `${name}: no fabric pod scheduled`;
+  }
+  const p = pods[0];
+  if (p.status?.phase === "Pending") {
+    const sched = conditionOf(p, "PodScheduled");
+    const cs = containerSummaries(p).find((c) => c.state !== "running");
+    const why = sched?.status === "False"
+      ? `${sched.reason ?? "Unschedulable"}: ${sched.message ?? ""}`
+      : cs?.state ?? "";
+    return `${name}: fabric pod ${p.metadata.name} Pending${why ? ` (${why.trim()})` : ""}`;
+  }
+  const bad = containerSummaries(p).filter((c) => !c.ready || c.state !== "running");
+  const detail = bad.map((c) =>
+    `${c.name} ${c.state}, ${c.restarts} restarts${c.lastTermination ? `, last: ${c.lastTermination}` : ""}`
+  );
+  return `${name}: fabric pod ${p.metadata.name} ${p.status?.phase ?? "?"}, not Ready${
+    detail.length ? ` (${detail.join("; ")})` : ""
+  }${nodeReady(node) ? "" : " — node is NotReady"}`;
+}
+
+/** Warning events of a fabric pod or the DaemonSet, as indented evidence lines. */
+function fabricEvents(ctx: CheckContext, kind: string, o: K8sObject): string[] {
+  return warningEventsFor(ctx.cluster.inv, kind, o.metadata.namespace, o.metadata.name, ctx.cluster.now)
+    .map((l) =>
+      `  event ${kind === "Pod" ? `pod ${o.metadata.name}` : `daemonset ${o.metadata.name}`}: ${l}`
+    );
+}
+
+function run(ctx: CheckContext): Outcome {
+  const { inv, liqoNamespace } = ctx.cluster;
+  if (!liqoNamespace) return { status: "skip", summary: "Liqo namespace not found (ENV-01)" };
+  const ds = fabricDaemonSet(inv, liqoNamespace);
+  if (!ds) {
+    if (controllerManagerFlag(inv, "networking-enabled") === "false") {
+      return { status: "skip", summary: "networking module disabled (--networking-enabled=false)" };
+    }
+    return {
+      status: "fail",
+      summary: `liqo-fabric DaemonSet missing in ${liqoNamespace}: pods on every node won't reach the peer`,
+      evidence: [`no DaemonSet labelled ${FABRIC_NAME_LABEL}=fabric in ${liqoNamespace}`],
+      remediation:
+        `helm -n ${liqoNamespace} status liqo\nhelm -n ${liqoNamespace} upgrade liqo liqo/liqo --reuse-values`,
+    };
+  }
+  const pods = fabricPods(inv, liqoNamespace);
+  const nodes = inv.items("nodes").filter((n) => !isVirtualNode(n));
+  const st = ds.status ?? {};
+  const evidence = [
+    `DaemonSet ${liqoNamespace}/${ds.metadata.name}: desired ${st.desiredNumberScheduled ?? "?"}, ready ${
+      st.numberReady ?? "?"
+    }, non-virtual nodes ${nodes.length}`,
+  ];
+  const problems: { line: string; nodeDown: boolean; node: string; pod: K8sObject | null }[] = [];
+  for (const node of nodes) {
+    const mine = pods.filter((p) => p.spec?.nodeName === node.metadata.name);
+    if (mine.some(podReady)) continue;
+    problems.push({
+      line: whyNoFabric(ds, node, mine),
+      nodeDown: !nodeReady(node),
+      node: node.metadata.name,
+      pod: mine[0] ?? null,
+    });
+  }
+  if (problems.length === 0) {
+    return { status: "pass", summary: `fabric pod ready on all ${nodes.length} nodes`, evidence };
+  }
+  for (const p of problems) {
+    evidence.push(p.line);
+    if (p.pod) evidence.push(...fabricEvents(ctx, "Pod", p.pod));
+  }
+  // The DaemonSet's own warnings (FailedCreate, FailedDaemonPod) explain nodes without a pod.
+  if (problems.some((p) => !p.pod)) evidence.push(...fabricEvents(ctx, "DaemonSet", ds));
+  const names = problems.map((p) => p.node).join(", ");
+  const onlyDown = problems.every((p) => p.nodeDown && !p.pod);
+  const remediation = problems.map((p) => {
+    if (p.pod) {
+      return `kubectl -n ${liqoNamespace} describe pod ${p.pod.metadata.name}\nkubectl -n ${liqoNamespace} logs ${p.pod.metadata.name} --previous`;
+    }
+    const taint = p.line.match(/taint (\S+?):(NoSchedule|NoExecute)/);
+    if (taint) {
+      const [key, value] = taint[1].split("=");
+      const tol = JSON.stringify({
+        key,
+        operator: value ? "Equal" : "Exists",
+        ...(value ? { value } : {}),
+        effect: taint[2],
+      });
+      return `# either remove the taint:\nkubectl taint nodes ${p.node} ${taint[1]}:${taint[2]}-\n` +
+        `# or let liqo-fabric tolerate it (persist it in your Helm values too):\n` +
+        `kubectl -n ${liqoNamespace} patch daemonset ${ds.metadata.name} --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations/-","value":${tol}}]'`;
+    }
+    return `kubectl describe node ${p.node}\nkubectl -n ${liqoNamespace} describe daemonset ${ds.metadata.name}`;
+  }).join("\n");
+  return {
+    status: onlyDown ? "warn" : "fail",
+    summary: `no ready fabric pod on ${names}: pods on ${
+      problems.length > 1 ? "nodes" : "node"
+    } ${names} won't reach the peer`,
+    evidence,
+    remediation,
+  };
+}
+
+export const FAB_01: CheckDef = {
+  id: "FAB-01",
+  title: "Fabric DaemonSet covers every node",
+  layer: "fabric",
+  // A kernel below 5.10 makes the fabric pod refuse to start: ENV-05 explains it.
+  needs: ["ENV-05"],
+  scope: "single",
+  perPeer: false,
+  reads: ["daemonsets", "pods", "nodes"],
+  optionalReads: ["deployments", "events"],
+  explain: {
+    reads: "DaemonSet labelled app.kubernetes.io/name=fabric in the Liqo namespace (status, tolerations, " +
+      "nodeSelector), its pods, every non-virtual Node (taints, Ready), the controller-manager's --networking-enabled; " +
+      "when readable, Warning events of the failing fabric pods and of the DaemonSet.",
+    decides:
+      "fail listing each node without a Running+Ready fabric pod and why (untolerated taint, Pending " +
+      "reason, crash with last termination); warn when the only such nodes are NotReady; skip when networking is disabled.",
+    fixes: "Remove the taint or add a toleration to liqo-fabric; read the fabric pod's logs.",
+  },
+  hops: ["node", "geneve"],
+  run,
+};

@@ -1,0 +1,136 @@
+/**
+ * FAB-02: the per-node Geneve wiring towards the peer's gateway is consistent (FACTS §2.7): the
+ * InternalFabric points at the active gateway pod's IP, and every non-virtual node has an
+ * InternalNode with its addresses and a GeneveTunnel.
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { Inventory } from "../../kube/inventory.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import { activeGatewayPod, gatewayOf, isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { FABRIC_NAME_LABEL, noGatewaySkip } from "./shared.ts";
+
+function nodeWiring(
+  inv: Inventory,
+  fabric: K8sObject | null,
+  gwNode: string | undefined,
+  evidence: string[],
+): string[] {
+  const problems: string[] = [];
+  const inodes = new Map(inv.items("internalnodes").map((n) => [n.metadata.name, n]));
+  const tunnels = fabric
+    ? inv.items("genevetunnels").filter((t) =>
+      t.metadata.namespace === fabric.metadata.namespace &&
+      t.metadata.labels?.["networking.liqo.io/internal-fabric-name"] === fabric.metadata.name
+    )
+    : [];
+  for (const node of inv.items("nodes").filter((n) => !isVirtualNode(n))) {
+    const name = node.metadata.name;
+    const inode = inodes.get(name);
+    if (!inode) {
+      problems.push(`node ${name}: no InternalNode`);
+      continue;
+    }
+    const need = name === gwNode ? "local" : "remote";
+    const nodeIP = inode.status?.nodeIP?.[need];
+    if (!inode.spec?.interface?.node?.ip) {
+      problems.push(`node ${name}: InternalNode has no spec.interface.node.ip`);
+    }
+    if (!nodeIP) {
+      problems.push(
+        `node ${name}: InternalNode has no status.nodeIP.${need} — its fabric pod is not running or does not see the active gateway`,
+      );
+    } else {evidence.push(
+        `InternalNode ${name}: overlay ${inode.spec?.interface?.node?.ip}, nodeIP.${need} ${nodeIP}`,
+      );}
+    if (
+      fabric && !tunnels.some((t) => t.metadata.labels?.["networking.liqo.io/internal-node-name"] === name)
+    ) {
+      problems.push(`node ${name}: no GeneveTunnel for InternalFabric ${fabric.metadata.name}`);
+    }
+  }
+  return problems;
+}
+
+function run(ctx: CheckContext): Outcome {
+  const peerId = ctx.peer!.clusterId;
+  const { inv, liqoNamespace } = ctx.cluster;
+  const gw = gatewayOf(inv, peerId);
+  if (!gw) return noGatewaySkip(ctx);
+  const pod = activeGatewayPod(inv, gw);
+  if (!pod) return { status: "skip", summary: `no running gateway pod for ${gw.workloadName} (GW-01)` };
+  const podIP: string | undefined = pod.status?.podIP;
+  const gwNode: string | undefined = pod.spec?.nodeName;
+  const problems: string[] = [];
+  const evidence: string[] = [
+    `active gateway pod ${gw.namespace}/${pod.metadata.name}: IP ${podIP ?? "?"} on ${gwNode ?? "?"}`,
+  ];
+  const fixes: string[] = [];
+  const fabrics = inv.items("internalfabrics").filter((f) => f.metadata.labels?.[REMOTE_ID_LABEL] === peerId);
+  const fabric = fabrics.find((f) => f.metadata.namespace === gw.namespace) ?? fabrics[0] ?? null;
+  if (!fabric) {
+    problems.push(`no InternalFabric labelled ${REMOTE_ID_LABEL}=${peerId}`);
+    fixes.push(
+      `kubectl -n ${liqoNamespace ?? "liqo"} logs deploy/liqo-controller-manager | grep -i internalfabric`,
+    );
+  } else {
+    const ip = fabric.spec?.gatewayIP;
+    evidence.push(
+      `InternalFabric ${fabric.metadata.namespace}/${fabric.metadata.name}: spec.gatewayIP ${ip ?? "(none)"}`,
+    );
+    if (ip !== podIP) {
+      problems.push(
+        `InternalFabric ${fabric.metadata.name} spec.gatewayIP ${ip ?? "(none)"} ≠ gateway pod IP ${
+          podIP ?? "?"
+        } (stale after a gateway restart): every node's Geneve tunnel points at a dead address`,
+      );
+      fixes.push(
+        `# the controller-manager rewrites it from the gateway status; make it reconcile:`,
+        `kubectl -n ${liqoNamespace ?? "liqo"} logs deploy/liqo-controller-manager | grep -i internalfabric`,
+        `kubectl -n ${liqoNamespace ?? "liqo"} rollout restart deploy/liqo-controller-manager`,
+      );
+    }
+  }
+  problems.push(...nodeWiring(inv, fabric, gwNode, evidence));
+  if (problems.length === 0) {
+    return {
+      status: "pass",
+      summary: `InternalFabric, InternalNodes and GeneveTunnels consistent for ${gw.workloadName}`,
+      evidence,
+    };
+  }
+  if (problems.some((p) => p.startsWith("node "))) {
+    fixes.push(
+      `kubectl get internalnodes -o wide`,
+      `kubectl -n ${liqoNamespace ?? "liqo"} get pods -l ${FABRIC_NAME_LABEL}=fabric -o wide`,
+    );
+  }
+  return {
+    status: "fail",
+    summary: problems[0],
+    evidence: [...evidence, ...problems],
+    remediation: fixes.join("\n"),
+  };
+}
+
+export const FAB_02: CheckDef = {
+  id: "FAB-02",
+  title: "Per-node Geneve wiring",
+  layer: "fabric",
+  needs: ["FAB-01"],
+  scope: "single",
+  perPeer: true,
+  reads: ["internalnodes", "internalfabrics", "genevetunnels", "nodes", "pods"],
+  optionalReads: ["gatewayservers", "gatewayclients"],
+  explain: {
+    reads:
+      "InternalNode per non-virtual node (spec.interface.node.ip, status.nodeIP.local for the gateway's node, " +
+      ".remote for the others), the peer's InternalFabric (spec.gatewayIP), GeneveTunnels by their " +
+      "internal-fabric-name/internal-node-name labels, the active gateway pod's IP and node.",
+    decides:
+      "fail naming the node or gateway whose object is missing or stale (gatewayIP ≠ gateway pod IP after " +
+      "a gateway restart).",
+    fixes: "Make the controller-manager reconcile (logs, restart); fix the node's fabric pod.",
+  },
+  hops: ["node", "geneve"],
+  run,
+};

@@ -1,0 +1,98 @@
+/**
+ * FAB-03: NetworkPolicies selecting the gateway pod admit Geneve (UDP 6091) from every node
+ * address, so the nodes' overlay tunnels reach the gateway (passive: policies are evaluated, not probed).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { Inventory } from "../../kube/inventory.ts";
+import {
+  activeGatewayPod,
+  gatewayOf,
+  gatewayPods,
+  type GatewayRef,
+  isVirtualNode,
+} from "../../liqo/lookups.ts";
+import { describePolicy, ingressPoliciesFor, policiesAdmit } from "../../liqo/policies.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+const GENEVE_PORT = 6091;
+
+function nodeSources(inv: Inventory): string[] {
+  const out = new Set<string>();
+  for (const n of inv.items("internalnodes")) {
+    for (const k of ["local", "remote"]) {
+      const v = n.status?.nodeIP?.[k];
+      if (typeof v === "string" && v) out.add(v);
+    }
+  }
+  for (const n of inv.items("nodes").filter((x) => !isVirtualNode(x))) {
+    for (const a of (n.status?.addresses ?? []) as Any[]) {
+      if (a?.type === "InternalIP" && a.address) out.add(a.address);
+    }
+  }
+  return [...out];
+}
+
+function run(ctx: CheckContext): Outcome {
+  const peerId = ctx.peer!.clusterId;
+  const inv = ctx.cluster.inv;
+  const gw: GatewayRef | null = gatewayOf(inv, peerId);
+  if (!gw) return { status: "skip", summary: "no gateway for this peer (GW-01)" };
+  const pods = gatewayPods(inv, gw);
+  const pod = activeGatewayPod(inv, gw) ?? pods[0];
+  if (!pod) return { status: "skip", summary: `no gateway pod for ${gw.workloadName} (GW-01)` };
+  const policies = ingressPoliciesFor(inv.items("networkpolicies"), pod);
+  if (policies.length === 0) {
+    return { status: "pass", summary: "no NetworkPolicy selects the gateway pod", evidence: [] };
+  }
+  const sources = nodeSources(inv);
+  const blocked = sources.filter((s) => !policiesAdmit(policies, s, "UDP", GENEVE_PORT));
+  const evidence = policies.map(describePolicy);
+  if (blocked.length === 0) {
+    return {
+      status: "pass",
+      summary: `NetworkPolicies on ${pod.metadata.name} admit Geneve UDP ${GENEVE_PORT} from the nodes`,
+      evidence,
+    };
+  }
+  evidence.push(
+    `sources not admitted for UDP ${GENEVE_PORT}: ${
+      blocked.join(", ")
+    } (InternalNode status.nodeIP / node InternalIPs)`,
+  );
+  const denyAll = policies.every((p) => ((p.spec?.ingress ?? []) as Any[]).length === 0);
+  const names = policies.map((p) => p.metadata.name).join(", ");
+  return {
+    status: denyAll ? "fail" : "warn",
+    summary: denyAll
+      ? `NetworkPolicy ${names} denies all ingress to gateway pod ${pod.metadata.name}: Geneve UDP ${GENEVE_PORT} from the nodes is dropped`
+      : `NetworkPolicy ${names} on gateway pod ${pod.metadata.name} may drop Geneve UDP ${GENEVE_PORT} from the nodes`,
+    evidence,
+    remediation: [
+      `# admit UDP ${GENEVE_PORT} from the node addresses (and the fabric source IPs) to the gateway pods, e.g. add:`,
+      `#   ingress: [{from: [{ipBlock: {cidr: <node CIDR>}}], ports: [{protocol: UDP, port: ${GENEVE_PORT}}]}]`,
+      ...policies.map((p) => `kubectl -n ${p.metadata.namespace} edit networkpolicy ${p.metadata.name}`),
+    ].join("\n"),
+  };
+}
+
+export const FAB_03: CheckDef = {
+  id: "FAB-03",
+  title: "Geneve UDP 6091 admitted to the gateway",
+  layer: "fabric",
+  needs: [],
+  scope: "single",
+  perPeer: true,
+  reads: ["networkpolicies", "pods", "internalnodes", "nodes"],
+  optionalReads: ["gatewayservers", "gatewayclients"],
+  explain: {
+    reads: "NetworkPolicies selecting the gateway pod (policyTypes Ingress), the Geneve sources " +
+      "(InternalNode status.nodeIP, node InternalIPs). Passive only.",
+    decides: "pass without such policies or when they admit UDP 6091 from every source; fail on a deny-all " +
+      "policy; warn otherwise (CNIs differ on host traffic).",
+    fixes: "Add an ingress rule admitting UDP 6091 from the node addresses.",
+  },
+  hops: ["node", "geneve"],
+  run,
+};

@@ -1,0 +1,149 @@
+/**
+ * FAB-04: every RouteConfiguration and FirewallConfiguration concerning the peer is applied
+ * (status.conditions[] Applied=True) by each current pod that must apply it: fabric pods and the
+ * peer's active gateway pod, by the objects' category/subcategory/unique labels (FACTS §2.8).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { Inventory } from "../../kube/inventory.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import { activeGatewayPod, ageMs, formatAge, gatewayOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { fabricPods, noGatewaySkip } from "./shared.ts";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+interface Applier {
+  pod: K8sObject;
+  kind: "fabric" | "gateway";
+}
+
+function labelOf(o: K8sObject, kind: "route" | "firewall", key: string): string | undefined {
+  return o.metadata.labels?.[`networking.liqo.io/${kind}-${key}`];
+}
+
+/** Tenant namespaces of other peers (objects there concern another peer). */
+function otherTenantNamespaces(inv: Inventory, peerId: string): Set<string> {
+  return new Set(
+    (inv.tryItems("namespaces") ?? []).filter((n) =>
+      n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" &&
+      n.metadata.labels?.[REMOTE_ID_LABEL] !== peerId
+    ).map((n) => n.metadata.name),
+  );
+}
+
+function requiredAppliers(
+  o: K8sObject,
+  kind: "route" | "firewall",
+  peerId: string,
+  fabric: K8sObject[],
+  gwPod: K8sObject | null,
+): Applier[] | null {
+  const category = labelOf(o, kind, "category");
+  const sub = labelOf(o, kind, "subcategory");
+  const unique = labelOf(o, kind, "unique");
+  if (category === "fabric") {
+    if (sub === "single-node" && unique) {
+      return fabric.filter((p) => p.spec?.nodeName === unique).map((pod) => ({ pod, kind: "fabric" }));
+    }
+    return fabric.map((pod) => ({ pod, kind: "fabric" }));
+  }
+  if (category === "gateway") {
+    if (!gwPod) return [];
+    if (sub === "fabric-node" && unique) {
+      return gwPod.spec?.nodeName === unique ? [{ pod: gwPod, kind: "gateway" }] : [];
+    }
+    if (unique && unique !== peerId) return null; // another peer's gateway object
+    return [{ pod: gwPod, kind: "gateway" }];
+  }
+  return null;
+}
+
+function run(ctx: CheckContext): Outcome {
+  const peerId = ctx.peer!.clusterId;
+  const { inv, liqoNamespace, now } = ctx.cluster;
+  const gw = gatewayOf(inv, peerId);
+  if (!gw) return noGatewaySkip(ctx);
+  const gwPod = activeGatewayPod(inv, gw);
+  const fabric = fabricPods(inv, liqoNamespace).filter((p) => p.status?.phase === "Running");
+  const others = otherTenantNamespaces(inv, peerId);
+  const failures: string[] = [];
+  const young: string[] = [];
+  const logs = new Set<string>();
+  let checked = 0;
+  for (const kind of ["route", "firewall"] as const) {
+    for (const o of inv.items(kind === "route" ? "routeconfigurations" : "firewallconfigurations")) {
+      if (o.metadata.namespace && others.has(o.metadata.namespace)) continue;
+      const appliers = requiredAppliers(o, kind, peerId, fabric, gwPod);
+      if (!appliers) continue;
+      const conds: Any[] = o.status?.conditions ?? [];
+      const label = `${
+        kind === "route" ? "RouteConfiguration" : "FirewallConfiguration"
+      } ${o.metadata.namespace}/${o.metadata.name}`;
+      for (const a of appliers) {
+        checked++;
+        const c = conds.find((x) => x?.host === a.pod.metadata.name);
+        if (c?.type === "Applied" && c.status === "True") continue;
+        const logCmd = a.kind === "fabric"
+          ? `kubectl -n ${a.pod.metadata.namespace} logs ${a.pod.metadata.name}`
+          : `kubectl -n ${a.pod.metadata.namespace} logs ${a.pod.metadata.name} -c gateway`;
+        const age = Math.min(
+          ageMs(now, o.metadata.creationTimestamp) ?? Infinity,
+          ageMs(now, a.pod.status?.startTime ?? a.pod.metadata.creationTimestamp) ?? Infinity,
+        );
+        if (c?.status === "False") {
+          failures.push(
+            `${label}: Applied=False on ${a.pod.metadata.name} since ${
+              formatAge(ageMs(now, c.lastTransitionTime))
+            }`,
+          );
+          logs.add(logCmd);
+        } else if (age < 30_000) {
+          young.push(`${label}: no Applied entry yet for ${a.pod.metadata.name} (${formatAge(age)} old)`);
+        } else {
+          failures.push(
+            `${label}: no Applied=True entry for ${a.pod.metadata.name}${
+              c ? ` (entry type ${c.type || "''"} status ${c.status || "''"})` : ""
+            }`,
+          );
+          logs.add(logCmd);
+        }
+      }
+    }
+  }
+  const evidence = [
+    `${fabric.length} running fabric pods, gateway pod ${
+      gwPod?.metadata.name ?? "(none running)"
+    }; ${checked} (object, pod) pairs checked`,
+  ];
+  if (failures.length) {
+    return {
+      status: "fail",
+      summary: failures[0],
+      evidence: [...evidence, ...failures, ...young],
+      remediation: [...logs].join("\n"),
+    };
+  }
+  if (young.length) return { status: "warn", summary: young[0], evidence: [...evidence, ...young] };
+  return { status: "pass", summary: `all Route/FirewallConfigurations applied by their pods`, evidence };
+}
+
+export const FAB_04: CheckDef = {
+  id: "FAB-04",
+  title: "Route and Firewall configurations applied",
+  layer: "fabric",
+  needs: [],
+  scope: "single",
+  perPeer: true,
+  reads: ["routeconfigurations", "firewallconfigurations", "pods"],
+  optionalReads: ["namespaces", "gatewayservers", "gatewayclients"],
+  explain: {
+    reads: "RouteConfigurations and FirewallConfigurations with their category/subcategory/unique labels " +
+      "(FACTS §2.8), status.conditions[] per host, current fabric pods and the peer's active gateway pod.",
+    decides:
+      "fail naming object and pod when a current pod that must apply an object has Applied=False or no " +
+      "entry; warn when the object or pod is younger than 30 s; entries of deleted pods are ignored.",
+    fixes: "Read the logs of the pod that failed (fabric pod, or the gateway container of the gateway pod).",
+  },
+  hops: ["node", "geneve"],
+  run,
+};

@@ -1,0 +1,224 @@
+/**
+ * GW-01: the peer's gateway workload runs — a GatewayServer/GatewayClient exists, its Deployment
+ * gw-<name> has a pod, and the gateway, wireguard and geneve containers are running (FACTS §4.2).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import {
+  activeGatewayPod,
+  ageMs,
+  conditionOf,
+  containerSummaries,
+  formatAge,
+  GATEWAY_LABELS,
+  gatewayOf,
+  gatewayPods,
+  REMOTE_ID_LABEL,
+} from "../../liqo/lookups.ts";
+import { gatewayDeployment, networkingDisabled } from "../common/gateway.ts";
+import { eventLines, k } from "./shared.ts";
+
+/** The three containers of a gateway pod (FACTS §4.2). */
+const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
+
+/** A restart whose termination finished less than this long ago is "recent" (GW-01). */
+const RECENT_RESTART_MS = 60 * 60 * 1000;
+
+function run(ctx: CheckContext): Outcome {
+  if (!ctx.peer) return { status: "unknown", summary: "no peer given to a per-peer check" };
+  const peerId = ctx.peer.clusterId;
+  const gw = gatewayOf(ctx.cluster.inv, peerId);
+  if (!gw) return noGateway(ctx, peerId);
+  const evidence: string[] = [
+    `${gw.role === "server" ? "GatewayServer" : "GatewayClient"} ${gw.namespace}/${gw.name}`,
+  ];
+  const dep = gatewayDeployment(ctx, gw);
+  const logs = `${k(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard --previous`;
+  if (!dep) {
+    return {
+      status: "fail",
+      summary: `gateway Deployment ${gw.namespace}/${gw.workloadName} is missing`,
+      evidence: [...evidence, `no Deployment ${gw.workloadName} in ${gw.namespace}`],
+      remediation:
+        `${k(gw.namespace)} get wg${
+          gw.role === "server" ? "gatewayserver" : "gatewayclient"
+        } ${gw.name} -o yaml\n` +
+        `kubectl -n ${
+          ctx.cluster.liqoNamespace ?? "liqo"
+        } logs deploy/liqo-controller-manager | grep ${gw.name}`,
+    };
+  }
+  const desired = typeof dep.spec?.replicas === "number" ? dep.spec.replicas : 1;
+  const ready = dep.status?.readyReplicas ?? 0;
+  evidence.push(`Deployment ${gw.workloadName}: ${ready}/${desired} ready`);
+  if (desired === 0) {
+    return {
+      status: "fail",
+      summary: `gateway Deployment ${gw.workloadName} is scaled to 0 replicas`,
+      evidence,
+      remediation: `${k(gw.namespace)} scale deploy/${gw.workloadName} --replicas=1`,
+    };
+  }
+  const pods = gatewayPods(ctx.cluster.inv, gw).filter((p) => !p.metadata.deletionTimestamp);
+  const passEvidence = [...evidence, ...pods.flatMap((p) => podEvidence(ctx, p))];
+  // Warning events explain a finding (FailedScheduling, BackOff…); a passing result stays as it was.
+  for (const p of pods) evidence.push(...podEvidence(ctx, p), ...eventLines(ctx, "Pod", p));
+  if (pods.length === 0) {
+    evidence.push(...eventLines(ctx, "Deployment", dep));
+    return {
+      status: "fail",
+      summary: `no pod for gateway Deployment ${gw.workloadName} (${ready}/${desired} ready)`,
+      evidence,
+      remediation: `${k(gw.namespace)} describe deploy/${gw.workloadName}\n` +
+        `${k(gw.namespace)} get events --field-selector involvedObject.kind=ReplicaSet`,
+    };
+  }
+  const active = activeGatewayPod(ctx.cluster.inv, gw);
+  if (!active) {
+    const p = pods[0];
+    return {
+      status: "fail",
+      summary: `gateway pod ${p.metadata.name} is not running (${podPhaseText(p)})`,
+      evidence,
+      remediation: `${k(gw.namespace)} describe pod ${p.metadata.name}\n${logs}`,
+    };
+  }
+  const summaries = containerSummaries(active);
+  const down = GATEWAY_CONTAINERS.filter((c) => summaries.find((s) => s.name === c)?.state !== "running");
+  if (down.length > 0) {
+    const first = summaries.find((s) => s.name === down[0]);
+    const why = first
+      ? `${first.state}${first.lastTermination ? ` — ${first.lastTermination}` : ""}`
+      : "no status";
+    return {
+      status: "fail",
+      summary: `gateway pod ${active.metadata.name}: container ${down.join(", ")} not running (${why})`,
+      evidence,
+      remediation: `${k(gw.namespace)} logs ${active.metadata.name} -c ${down[0]} --previous\n` +
+        `${k(gw.namespace)} describe pod ${active.metadata.name}` + kernelHint(first?.lastTermination ?? ""),
+    };
+  }
+  const recent = recentRestarts(ctx, active);
+  if (recent.length > 0) {
+    return {
+      status: "warn",
+      summary: `gateway pod ${active.metadata.name} running, but ${
+        recent.join(", ")
+      } restarted within the last hour`,
+      evidence,
+      remediation: `${k(gw.namespace)} logs ${active.metadata.name} -c ${recent[0]} --previous`,
+    };
+  }
+  if (ready < desired) {
+    return {
+      status: "warn",
+      summary: `gateway ${active.metadata.name} running, but only ${ready}/${desired} replicas ready`,
+      evidence,
+      remediation: `${k(gw.namespace)} describe deploy/${gw.workloadName}`,
+    };
+  }
+  return {
+    status: "pass",
+    summary: `gateway pod ${active.metadata.name} running (gateway, wireguard, geneve)`,
+    evidence: passEvidence,
+  };
+}
+
+function noGateway(ctx: CheckContext, peerId: string): Outcome {
+  if (networkingDisabled(ctx.peer?.foreignCluster)) {
+    return { status: "skip", summary: "networking not enabled for this peer" };
+  }
+  const ns = ctx.peer?.tenantNamespace ?? `liqo-tenant-${peerId}`;
+  return {
+    status: "fail",
+    summary:
+      `no gateway for peer ${peerId}: neither a GatewayServer nor a GatewayClient labelled ${REMOTE_ID_LABEL}=${peerId}`,
+    evidence: [
+      `ForeignCluster ${peerId}: networking module ${
+        ctx.peer?.foreignCluster?.status?.modules?.networking?.enabled === true ? "enabled" : "state unknown"
+      }`,
+      `no GatewayServer/GatewayClient with ${REMOTE_ID_LABEL}=${peerId} on ${ctx.cluster.name}`,
+    ],
+    remediation: `kubectl get gatewayservers,gatewayclients -A --show-labels\n` +
+      `# re-create the network between the clusters (run on the consumer):\n` +
+      `liqoctl network connect --remote-kubeconfig <peer kubeconfig>   # or: liqoctl peer …\n` +
+      `${k(ns)} get events`,
+  };
+}
+
+function podPhaseText(p: K8sObject): string {
+  const phase = p.status?.phase ?? "unknown phase";
+  const sched = conditionOf(p, "PodScheduled");
+  if (sched?.status === "False") return `${phase}, ${sched.reason ?? "not scheduled"}`;
+  const waiting = containerSummaries(p).find((s) => s.state.startsWith("waiting"));
+  return waiting ? `${phase}, ${waiting.name} ${waiting.state}` : phase;
+}
+
+function podEvidence(ctx: CheckContext, p: K8sObject): string[] {
+  const node = p.spec?.nodeName ? ` on ${p.spec.nodeName}` : "";
+  const active = p.metadata.labels?.[GATEWAY_LABELS.active] === "true" ? ", active" : "";
+  const out = [
+    `pod ${p.metadata.name}: ${p.status?.phase ?? "unknown phase"}${node}${active}, age ${
+      formatAge(ageMs(ctx.cluster.now, p.metadata.creationTimestamp))
+    }`,
+  ];
+  const sched = conditionOf(p, "PodScheduled");
+  if (sched?.status === "False") {
+    out.push(`  PodScheduled=False ${sched.reason ?? ""}: ${sched.message ?? ""}`.trimEnd());
+  }
+  for (const s of containerSummaries(p)) {
+    out.push(
+      `  ${s.name}: ${s.state}, restarts ${s.restarts}${
+        s.lastTermination ? `, last: ${s.lastTermination}` : ""
+      }`,
+    );
+  }
+  return out;
+}
+
+function kernelHint(termination: string): string {
+  return /kernel/i.test(termination)
+    ? "\n# the node kernel is below 5.10: move the gateway to a newer node or upgrade the kernel (see ENV-05)"
+    : "";
+}
+
+/** Containers of a pod whose last termination finished within the last hour. */
+function recentRestarts(ctx: CheckContext, pod: K8sObject): string[] {
+  // deno-lint-ignore no-explicit-any
+  const statuses: any[] = pod.status?.containerStatuses ?? [];
+  return statuses.filter((s) => {
+    if (!(s?.restartCount > 0)) return false;
+    const age = ageMs(ctx.cluster.now, s.lastState?.terminated?.finishedAt);
+    return age !== null && age < RECENT_RESTART_MS;
+  }).map((s) => String(s.name));
+}
+
+export const GW_01: CheckDef = {
+  id: "GW-01",
+  title: "Gateway workload running",
+  layer: "gateway",
+  needs: ["ENV-05"],
+  scope: "single",
+  perPeer: true,
+  reads: ["gatewayservers", "gatewayclients", "deployments", "pods"],
+  optionalReads: ["events"],
+  explain: {
+    reads:
+      "GatewayServer/GatewayClient labelled liqo.io/remote-cluster-id=<peer>; Deployment gw-<name> and its " +
+      "pods (labels networking.liqo.io/component=gateway, gateway-name=<name>) in the gateway namespace; " +
+      "container states of gateway, wireguard, geneve; ForeignCluster status.modules.networking.enabled; " +
+      "when readable, the Warning events of the gateway pods (shown with a failure or warning).",
+    decides:
+      "fail: no gateway object for a peer with networking enabled, Deployment missing or at 0 replicas, " +
+      "no pod, pod not running (Pending/Unschedulable), a container not running (CrashLoopBackOff, last " +
+      "termination shown). warn: a container restarted within the last hour, or fewer replicas ready than " +
+      "desired. Gateway containers have no readiness probe, so Ready only means running. skip: networking " +
+      "module disabled for this peer.",
+    fixes:
+      "Read the previous logs of the failing container (kubectl logs --previous), describe the pod for " +
+      "scheduling problems, and re-create the network (liqoctl network connect / liqoctl peer) when the " +
+      "gateway objects are gone.",
+  },
+  hops: ["gateway"],
+  run,
+};

@@ -1,0 +1,260 @@
+/**
+ * GW-02: the gateway server's Service exposes it to the peer (server side only): a LoadBalancer with
+ * an ingress address, or a NodePort on nodes the peer can reach (public addresses, a private network
+ * shared with the peer, or a NAT mapping the peer dials).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import {
+  activeGatewayPod,
+  ageMs,
+  formatAge,
+  gatewayOf,
+  type GatewayRef,
+  isVirtualNode,
+} from "../../liqo/lookups.ts";
+import { contains, isPrivate, parseCidr, parseIPv4 } from "../../probes/cidr.ts";
+import { endpointOf } from "../../liqo/endpoints.ts";
+import { eventLines, gatewayService, k, serverOnly, servicePort } from "./shared.ts";
+
+interface NodeAddr {
+  node: string;
+  type: string;
+  address: string;
+}
+
+function nodeAddresses(inv: CheckContext["cluster"]["inv"]): NodeAddr[] {
+  const out: NodeAddr[] = [];
+  for (const n of inv.items("nodes")) {
+    if (isVirtualNode(n)) continue;
+    // deno-lint-ignore no-explicit-any
+    for (const a of (n.status?.addresses ?? []) as any[]) {
+      if (["ExternalIP", "ExternalDNS", "InternalIP", "InternalDNS"].includes(a?.type) && a?.address) {
+        out.push({ node: n.metadata.name, type: a.type, address: String(a.address) });
+      }
+    }
+  }
+  return out;
+}
+
+function run(ctx: CheckContext): Outcome {
+  const l = serverOnly(ctx);
+  if ("outcome" in l) return l.outcome;
+  const { gw } = l;
+  const svc = gatewayService(ctx, gw);
+  const wantType = gw.object.spec?.endpoint?.serviceType ?? "ClusterIP";
+  if (!svc) {
+    return {
+      status: "fail",
+      summary: `gateway server Service ${gw.namespace}/${gw.workloadName} is missing`,
+      evidence: [
+        `GatewayServer ${gw.name}: spec.endpoint.serviceType ${wantType}`,
+        `no Service ${gw.workloadName}`,
+      ],
+      remediation: `${k(gw.namespace)} get wggatewayserver ${gw.name} -o yaml\n` +
+        `kubectl -n ${
+          ctx.cluster.liqoNamespace ?? "liqo"
+        } logs deploy/liqo-controller-manager | grep ${gw.name}`,
+    };
+  }
+  const type = svc.spec?.type ?? "ClusterIP";
+  const port = servicePort(svc, gw);
+  const name = `${gw.namespace}/${svc.metadata.name}`;
+  const evidence = [
+    `Service ${name}: type ${type}, port ${port?.port ?? "?"}/${port?.protocol ?? "?"}${
+      port?.nodePort ? `, nodePort ${port.nodePort}` : ""
+    }`,
+  ];
+  if (type !== wantType) evidence.push(`GatewayServer ${gw.name} asks for ${wantType}`);
+  if (type === "LoadBalancer") return lbExposure(ctx, gw, svc, evidence);
+  if (type === "NodePort") return nodePortExposure(ctx, gw, port, evidence);
+  evidence.push(...eventLines(ctx, "Service", svc));
+  return {
+    status: "warn",
+    summary:
+      `gateway server Service ${svc.metadata.name} is ${type}: reachable only from inside the cluster network`,
+    evidence,
+    remediation:
+      `# the peer must reach this endpoint over UDP; expose it with a LoadBalancer or NodePort:\n` +
+      `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type LoadBalancer   # or NodePort`,
+  };
+}
+
+function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: K8sObject, evidence: string[]): Outcome {
+  // deno-lint-ignore no-explicit-any
+  const ingress: any[] = svc.status?.loadBalancer?.ingress ?? [];
+  const addrs = ingress.map((i) => i?.ip ?? i?.hostname).filter((a) => a);
+  if (addrs.length > 0) {
+    evidence.push(`LoadBalancer ingress: ${addrs.join(", ")}`);
+    return {
+      status: "pass",
+      summary: `LoadBalancer ${svc.metadata.name} exposed at ${addrs.join(", ")}`,
+      evidence,
+    };
+  }
+  evidence.push(
+    `LoadBalancer ingress: <pending> (status.loadBalancer is empty), Service age ${
+      formatAge(ageMs(ctx.cluster.now, svc.metadata.creationTimestamp))
+    }`,
+  );
+  const np = servicePort(svc, gw)?.nodePort;
+  const events = eventLines(ctx, "Service", svc);
+  evidence.push(...events);
+  if (events.some(rejectsUdp)) {
+    return {
+      status: "fail",
+      summary:
+        `LoadBalancer Service ${svc.metadata.name} stuck <pending>: the cloud load balancer does not ` +
+        `support UDP, which the gateway needs (see the Service's events)`,
+      evidence,
+      remediation:
+        `# this cloud load balancer cannot carry the gateway's UDP port: expose the gateway with a NodePort\n` +
+        `# and open UDP ${np ?? "<nodePort>"} to the nodes in the cloud firewall / security group:\n` +
+        `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort\n` +
+        `# or keep a LoadBalancer of a kind that supports UDP (e.g. a network load balancer; see the provider's ` +
+        `Service annotations)\n` +
+        `${k(gw.namespace)} describe svc ${svc.metadata.name}`,
+    };
+  }
+  return {
+    status: "fail",
+    summary:
+      `LoadBalancer Service ${svc.metadata.name} stuck <pending>: no external address for the gateway server`,
+    evidence,
+    remediation:
+      `${k(gw.namespace)} describe svc ${svc.metadata.name}   # events say why no address was assigned\n` +
+      `# no LoadBalancer controller (bare metal, kind, k3s without servicelb): install one, e.g. MetalLB\n` +
+      `# cloud load balancer without UDP support: use a NodePort and open UDP ${
+        np ?? "<nodePort>"
+      } in the firewall:\n` +
+      `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort`,
+  };
+}
+
+/** An event line saying the load balancer refuses UDP (e.g. SyncLoadBalancerFailed on a TCP-only LB). */
+function rejectsUdp(line: string): boolean {
+  return /\bUDP\b/i.test(line) &&
+    /not supported|unsupported|does not support|doesn't support|cannot|mixed protocol|invalid protocol/i
+      .test(line);
+}
+
+function nodePortExposure(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  // deno-lint-ignore no-explicit-any
+  port: any,
+  evidence: string[],
+): Outcome {
+  const np = port?.nodePort;
+  const addrs = nodeAddresses(ctx.cluster.inv);
+  for (const a of addrs) {
+    const priv = parseIPv4(a.address) !== null ? (isPrivate(a.address) ? " (private)" : " (public)") : "";
+    evidence.push(`node ${a.node}: ${a.type} ${a.address}${priv}`);
+  }
+  const active = activeGatewayPod(ctx.cluster.inv, gw);
+  if (active?.spec?.nodeName) evidence.push(`active gateway pod on ${active.spec.nodeName}`);
+  const reachable = addrs.filter((a) =>
+    a.type.endsWith("DNS") || (parseIPv4(a.address) !== null && !isPrivate(a.address))
+  );
+  if (reachable.length > 0 || addrs.length === 0) {
+    return {
+      status: addrs.length === 0 ? "unknown" : "pass",
+      summary: addrs.length === 0
+        ? `NodePort ${np ?? "?"}: no node addresses found`
+        : `NodePort ${np ?? "?"} on nodes with public addresses (${
+          reachable.map((a) => a.address).join(", ")
+        })`,
+      evidence,
+    };
+  }
+  const nat = peerDialsElsewhere(ctx, addrs);
+  if (nat) {
+    evidence.push(nat);
+    return {
+      status: "pass",
+      summary: `NodePort ${np ?? "?"} on private node addresses, reached through a NAT mapping (see GW-04)`,
+      evidence,
+    };
+  }
+  const samenet = sharedPrivateNetwork(ctx, addrs);
+  if (samenet) {
+    evidence.push(samenet);
+    return {
+      status: "pass",
+      summary: `NodePort ${np ?? "?"} on private node addresses shared with the peer`,
+      evidence,
+    };
+  }
+  return {
+    status: "warn",
+    summary: `NodePort ${np ?? "?"}: all node addresses are private — the peer must reach one of them: ` +
+      `it works only if the peer is on the same private network`,
+    evidence,
+    remediation:
+      `# if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${
+        np ?? "<nodePort>"
+      } on your NAT\n` +
+      `# and point the client at the public address (docs: advanced/nat.md):\n` +
+      `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort --gw-server-service-nodeport ${
+        np ?? "<port>"
+      } --gw-client-address <public IP> --gw-client-port <public port>`,
+  };
+}
+
+/** Dual mode: the peer's GatewayClient dials a public address that is none of our nodes (NAT override). */
+function peerDialsElsewhere(ctx: CheckContext, local: NodeAddr[]): string | null {
+  if (!ctx.remote || !ctx.remotePeer) return null;
+  const client = gatewayOf(ctx.remote.inv, ctx.remotePeer.clusterId);
+  if (client?.role !== "client") return null;
+  const addr = endpointOf(client.object.spec?.endpoint)?.addresses[0];
+  if (!addr || local.some((a) => a.address === addr)) return null;
+  if (parseIPv4(addr) !== null && isPrivate(addr)) return null;
+  return `${ctx.remote.name} GatewayClient dials ${addr}:${
+    client.object.spec?.endpoint?.port ?? "?"
+  }, not a node address`;
+}
+
+/** Dual mode: a local private node address whose /16 also holds a node of the other cluster. */
+function sharedPrivateNetwork(ctx: CheckContext, local: NodeAddr[]): string | null {
+  if (!ctx.remote) return null;
+  let remote: NodeAddr[];
+  try {
+    remote = nodeAddresses(ctx.remote.inv);
+  } catch {
+    return null;
+  }
+  for (const a of local) {
+    const net = parseCidr(`${a.address}/16`);
+    if (!net) continue;
+    const r = remote.find((x) => contains(net, x.address));
+    if (r) return `peer node ${r.node} (${r.address}) is on the same private network ${net.text}`;
+  }
+  return null;
+}
+
+export const GW_02: CheckDef = {
+  id: "GW-02",
+  title: "Gateway server Service exposed",
+  layer: "gateway",
+  needs: [],
+  scope: "single",
+  perPeer: true,
+  reads: ["gatewayservers", "gatewayclients", "services", "nodes"],
+  optionalReads: ["pods", "events"],
+  explain: {
+    reads:
+      "The gateway server Service (labels networking.liqo.io/component=gateway, gateway-name, else name " +
+      "gw-<name>), its type, ports and status.loadBalancer; for NodePort the non-virtual nodes' addresses; " +
+      "when readable, the Service's Warning events (e.g. SyncLoadBalancerFailed).",
+    decides:
+      "Server side only (skip on the client side). pass: LoadBalancer with an ingress address, or NodePort " +
+      "on nodes with a public address. fail: Service missing, LoadBalancer <pending> (with the UDP hint " +
+      "when its events say the load balancer does not support UDP). warn: NodePort with only " +
+      "private node addresses (unless, in dual mode, the peer's nodes share the private /16 or the " +
+      "peer dials a public NAT address instead — GW-04 judges that), ClusterIP.",
+    fixes: "Install a LoadBalancer controller (e.g. MetalLB), or use a NodePort (--gw-server-service-type " +
+      "NodePort) plus a firewall rule for UDP; behind NAT port-map and use --gw-client-address/--gw-client-port.",
+  },
+  hops: ["gateway"],
+  run,
+};

@@ -1,0 +1,69 @@
+/** GW-02 gateway server Service exposed. */
+import assert from "node:assert/strict";
+import { find } from "../../tests/support/fixtures.ts";
+import { milan, MILAN_NS, rome, ROME_NS, run, text } from "./testing.ts";
+
+Deno.test("GW-02: client side skips; LoadBalancer pending fails with hints", async () => {
+  assert.equal((await run("GW-02", await rome())).summary, "the gateway server runs on the peer");
+  const objs = await milan();
+  find(objs, "Service", "gw-rome-4b2a9e", MILAN_NS).status = { loadBalancer: {} };
+  const o = await run("GW-02", objs);
+  assert.equal(o.status, "fail");
+  assert.match(o.summary, /<pending>/);
+  assert.match(o.remediation!, /MetalLB/);
+  assert.match(o.remediation!, /--gw-server-service-type NodePort/);
+  assert.match(o.remediation!, /UDP 31840/);
+});
+
+Deno.test("GW-02: NodePort with private nodes warns, public passes, ClusterIP warns, missing fails", async () => {
+  const objs = await milan();
+  const svc = find(objs, "Service", "gw-rome-4b2a9e", MILAN_NS);
+  svc.spec.type = "NodePort";
+  svc.status = { loadBalancer: {} };
+  let o = await run("GW-02", objs);
+  assert.equal(o.status, "warn");
+  assert.match(o.summary, /all node addresses are private/);
+  assert.match(text(o), /10\.10\.20\.12 \(private\)/);
+  // dual mode: rome's nodes are on 192.168/16, not milan's 10.10/16 → still warn
+  const r = await rome();
+  find(r, "GatewayClient", "milan-8d1f03", ROME_NS).spec.endpoint = {
+    addresses: ["10.10.20.13"],
+    port: 31840,
+  };
+  assert.equal((await run("GW-02", objs, { remote: r })).status, "warn");
+  find(objs, "Node", "milan-worker-2").status.addresses.push({ type: "ExternalIP", address: "198.51.100.9" });
+  o = await run("GW-02", objs);
+  assert.equal(o.status, "pass");
+  svc.spec.type = "ClusterIP";
+  assert.equal((await run("GW-02", objs)).status, "warn");
+  const gone = objs.filter((x) => x !== svc);
+  assert.equal((await run("GW-02", gone)).status, "fail");
+});
+
+Deno.test("GW-02: NodePort on a private network shared with the peer passes in dual mode", async () => {
+  const objs = await milan();
+  const svc = find(objs, "Service", "gw-rome-4b2a9e", MILAN_NS);
+  svc.spec.type = "NodePort";
+  const r = await rome();
+  find(r, "Node", "rome-worker-1").status.addresses = [{ type: "InternalIP", address: "10.10.30.4" }];
+  find(r, "GatewayClient", "milan-8d1f03", ROME_NS).spec.endpoint = {
+    addresses: ["10.10.20.13"],
+    port: 31840,
+  };
+  const o = await run("GW-02", objs, { remote: r });
+  assert.equal(o.status, "pass");
+  assert.match(text(o), /same private network 10\.10\.0\.0\/16/);
+});
+
+Deno.test("GW-02: private NodePort reached through the peer's NAT override passes in dual mode", async () => {
+  const objs = await milan();
+  find(objs, "Service", "gw-rome-4b2a9e", MILAN_NS).spec.type = "NodePort";
+  const r = await rome();
+  find(r, "GatewayClient", "milan-8d1f03", ROME_NS).spec.endpoint = {
+    addresses: ["198.51.100.20"],
+    port: 41840,
+  };
+  const o = await run("GW-02", objs, { remote: r });
+  assert.equal(o.status, "pass");
+  assert.match(text(o), /GatewayClient dials 198\.51\.100\.20:41840, not a node address/);
+});

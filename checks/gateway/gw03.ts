@@ -1,0 +1,141 @@
+/**
+ * GW-03: what the GatewayServer advertises (status.endpoint) is what its Service exposes now
+ * (FACTS §2.3): LoadBalancer ingress + port, the active gateway node's address + nodePort, or the
+ * cluster IPs.
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import { activeGatewayPod, type GatewayRef, nodeReady } from "../../liqo/lookups.ts";
+import { type Endpoint, endpointOf, formatEndpoint, preferredNodeAddress } from "../../liqo/endpoints.ts";
+import { gatewayService, k, serverOnly, servicePort } from "./shared.ts";
+
+/** What GatewayServer.status.endpoint should say given the Service (FACTS §2.3). */
+function expectedServerEndpoint(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  svc: K8sObject,
+): { endpoint: Endpoint; note: string } | { skip: string } {
+  const type = svc.spec?.type ?? "ClusterIP";
+  const port = servicePort(svc, gw);
+  if (type === "LoadBalancer") {
+    // deno-lint-ignore no-explicit-any
+    const ingress: any[] = svc.status?.loadBalancer?.ingress ?? [];
+    const addresses: string[] = [];
+    for (const i of ingress) {
+      if (i?.ip) addresses.push(String(i.ip));
+      if (i?.hostname) addresses.push(String(i.hostname));
+    }
+    return { endpoint: { addresses, port: port?.port ?? null }, note: "LoadBalancer ingress + service port" };
+  }
+  if (type === "NodePort") {
+    const active = activeGatewayPod(ctx.cluster.inv, gw);
+    if (!active?.spec?.nodeName) {
+      return { skip: "no running gateway pod, so no node address to advertise (see GW-01)" };
+    }
+    const node = ctx.cluster.inv.items("nodes").find((n) => n.metadata.name === active.spec.nodeName);
+    const ready = node ? nodeReady(node) : false;
+    const addr = node && ready ? preferredNodeAddress(node) ?? "" : "";
+    return {
+      endpoint: { addresses: [addr], port: port?.nodePort ?? null },
+      note: `address of node ${active.spec.nodeName}${ready ? "" : ' (NotReady → "")'} + nodePort`,
+    };
+  }
+  // deno-lint-ignore no-explicit-any
+  const ips: string[] = ((svc.spec?.clusterIPs as any[] | undefined) ?? [svc.spec?.clusterIP]).filter((x) =>
+    x
+  )
+    .map(String);
+  return { endpoint: { addresses: ips, port: port?.port ?? null }, note: "ClusterIP + service port" };
+}
+
+function sameSet(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+function run(ctx: CheckContext): Outcome {
+  const l = serverOnly(ctx);
+  if ("outcome" in l) return l.outcome;
+  const { gw } = l;
+  const svc = gatewayService(ctx, gw);
+  if (!svc) return { status: "skip", summary: "no gateway server Service (see GW-02)" };
+  const exp = expectedServerEndpoint(ctx, gw, svc);
+  if ("skip" in exp) return { status: "skip", summary: exp.skip };
+  const status = endpointOf(gw.object.status?.endpoint);
+  const evidence = [
+    `GatewayServer ${gw.namespace}/${gw.name} status.endpoint: ${formatEndpoint(status)}`,
+    `Service ${svc.metadata.name} (${svc.spec?.type ?? "ClusterIP"}) → ${
+      formatEndpoint(exp.endpoint)
+    } (${exp.note})`,
+  ];
+  const wg = (ctx.cluster.inv.tryItems("wggatewayservers") ?? []).find((w) =>
+    w.metadata.namespace === gw.namespace && w.metadata.name === gw.name
+  );
+  if (wg) {
+    evidence.push(
+      `WgGatewayServer ${gw.name} status.endpoint: ${formatEndpoint(endpointOf(wg.status?.endpoint))}`,
+    );
+  }
+  const cm = `kubectl -n ${ctx.cluster.liqoNamespace ?? "liqo"}`;
+  const refresh = `${cm} logs deploy/liqo-controller-manager | grep -i ${gw.name}\n` +
+    `${cm} rollout restart deploy/liqo-controller-manager   # re-reconciles status.endpoint from the Service`;
+  if (!status || status.addresses.length === 0) {
+    return {
+      status: "fail",
+      summary: `GatewayServer ${gw.name} advertises no endpoint (status.endpoint missing)`,
+      evidence,
+      remediation: `${k(gw.namespace)} get gatewayserver ${gw.name} -o yaml\n${refresh}`,
+    };
+  }
+  if (status.addresses[0] === "") {
+    return {
+      status: "fail",
+      summary:
+        `GatewayServer ${gw.name} advertises an empty address: the node running the gateway is NotReady`,
+      evidence,
+      remediation: `kubectl get nodes -o wide\n${k(gw.namespace)} get pods -o wide`,
+    };
+  }
+  const addrOk = sameSet(status.addresses, exp.endpoint.addresses);
+  const portOk = status.port === exp.endpoint.port;
+  if (addrOk && portOk) {
+    return {
+      status: "pass",
+      summary: `advertised endpoint ${formatEndpoint(status)} matches the Service`,
+      evidence,
+    };
+  }
+  const what = [!addrOk ? "address" : "", !portOk ? "port" : ""].filter((x) => x).join(" and ");
+  return {
+    status: "fail",
+    summary: `GatewayServer ${gw.name} advertises a stale ${what}: ${
+      formatEndpoint(status)
+    }, the Service is at ${formatEndpoint(exp.endpoint)}`,
+    evidence,
+    remediation: `${refresh}\n# then make sure the peer's GatewayClient dials the new endpoint (GW-04)`,
+  };
+}
+
+export const GW_03: CheckDef = {
+  id: "GW-03",
+  title: "Advertised endpoint matches the exposure",
+  layer: "gateway",
+  needs: ["GW-02"],
+  scope: "single",
+  perPeer: true,
+  reads: ["gatewayservers", "gatewayclients", "services", "nodes", "pods"],
+  optionalReads: ["wggatewayservers"],
+  explain: {
+    reads:
+      "GatewayServer status.endpoint {addresses, port}; the Service: LoadBalancer ingress IPs and hostnames " +
+      "+ service port, NodePort the address of the node running the active gateway pod (ExternalDNS > " +
+      'ExternalIP > InternalDNS > InternalIP > Hostname, "" when NotReady) + nodePort, ClusterIP the cluster IPs.',
+    decides:
+      "Server side only. fail: status.endpoint missing, an empty address (NotReady node), or addresses/port " +
+      "that differ from what the Service exposes now (stale). skip: NodePort without a running gateway pod.",
+    fixes:
+      "The controller-manager rewrites status.endpoint from the Service: check its logs, restart it; then " +
+      "update the peer's GatewayClient (GW-04).",
+  },
+  hops: ["gateway"],
+  run,
+};

@@ -1,0 +1,15 @@
+/**
+ * GATEWAY EXPOSURE layer (GW-01…GW-06): the per-peer gateway workload, how the gateway server is
+ * exposed (Service), what it advertises (GatewayServer.status.endpoint), what the client dials, a UDP
+ * probe of the endpoint, and the gateway's stability. Field paths follow FACTS §2.3, §2.4, §4.2, §8.3.
+ */
+import type { CheckDef } from "../types.ts";
+import { GW_01 } from "./gw01.ts";
+import { GW_02 } from "./gw02.ts";
+import { GW_03 } from "./gw03.ts";
+import { GW_04 } from "./gw04.ts";
+import { GW_05 } from "./gw05.ts";
+import { GW_06 } from "./gw06.ts";
+
+/** The GATEWAY EXPOSURE layer checks, in catalog order (which is ID order). */
+export const GATEWAY_CHECKS: readonly CheckDef[] = [GW_01, GW_02, GW_03, GW_04, GW_05, GW_06];

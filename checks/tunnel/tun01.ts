@@ -1,0 +1,197 @@
+/**
+ * TUN-01: the peer's Connection (written by the gateway's in-tunnel pinger) is Connected and fresh;
+ * when it is missing, the PublicKeys explain why (FACTS §2.5, §2.6).
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import type { K8sObject } from "../../kube/source.ts";
+import {
+  activeGatewayPod,
+  ageMs,
+  formatAge,
+  gatewayOf,
+  type GatewayRef,
+  REMOTE_ID_LABEL,
+} from "../../liqo/lookups.ts";
+import { pingDisabled } from "../../liqo/args.ts";
+import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
+import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
+import { connectionOf, GATEWAY_RESOURCE_LABEL, GW_KINDS, k, wgCommand } from "./shared.ts";
+
+/** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
+const CONNECTION_STALE_MS = 60_000;
+
+function connectionText(c: K8sObject | undefined, now: Date, cluster: string): string {
+  if (!c) return `${cluster}: no Connection`;
+  const ts = c.status?.latency?.timestamp;
+  const age = ageMs(now, ts);
+  return `${cluster}: Connection ${c.metadata.namespace}/${c.metadata.name} ${
+    c.status?.value ?? "(no status)"
+  }, latency ${c.status?.latency?.value ?? "?"}, last pinger update ${
+    ts ? `${formatAge(age)} ago` : "never"
+  }`;
+}
+
+/** The other side's Connection line for evidence in dual mode, if available. */
+function remoteConnectionLine(ctx: CheckContext): string | null {
+  if (!ctx.remote || !ctx.remotePeer) return null;
+  try {
+    const rgw = gatewayOf(ctx.remote.inv, ctx.remotePeer.clusterId);
+    if (!rgw) return `${ctx.remote.name}: no gateway for ${ctx.remotePeer.clusterId}`;
+    return connectionText(
+      connectionOf(ctx.remote.inv, rgw, ctx.remotePeer.clusterId),
+      ctx.remote.now,
+      ctx.remote.name,
+    );
+  } catch {
+    return null;
+  }
+}
+
+function run(ctx: CheckContext): Outcome {
+  const l = lookupGateway(ctx);
+  if ("outcome" in l) return l.outcome;
+  const { gw, peerId } = l;
+  const conn = connectionOf(ctx.cluster.inv, gw, peerId);
+  const remoteLine = remoteConnectionLine(ctx);
+  const logs = `${k(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard\n` +
+    `${k(gw.namespace)} logs deploy/${gw.workloadName} -c gateway`;
+  if (!conn) return noConnection(ctx, gw, peerId, remoteLine, logs);
+  const evidence = [connectionText(conn, ctx.cluster.now, ctx.cluster.name)];
+  if (remoteLine) evidence.push(remoteLine);
+  const value = conn.status?.value;
+  const dep = gatewayDeployment(ctx, gw);
+  const pingOff = pingDisabled(dep?.spec?.template?.spec);
+  if (value === "Connected") {
+    if (pingOff) {
+      evidence.push(
+        "gateway runs with --ping-enabled=false: the Connection is always Connected (not a health signal)",
+      );
+      return {
+        status: "pass",
+        summary: "Connection Connected (pinger disabled: status not verified)",
+        evidence,
+      };
+    }
+    const age = ageMs(ctx.cluster.now, conn.status?.latency?.timestamp);
+    if (age === null) {
+      return {
+        status: "warn",
+        summary: "Connection Connected but the pinger never recorded a latency timestamp",
+        evidence,
+        remediation: logs,
+      };
+    }
+    if (age > CONNECTION_STALE_MS) {
+      return {
+        status: "fail",
+        summary: `Connected status is stale: last pinger update ${
+          formatAge(age)
+        } ago — gateway not updating it`,
+        evidence,
+        remediation: `${k(gw.namespace)} get pods -o wide\n${logs}`,
+      };
+    }
+    return {
+      status: "pass",
+      summary: `Connection Connected (latency ${conn.status?.latency?.value ?? "?"})`,
+      evidence,
+    };
+  }
+  if (value === "Connecting") {
+    return {
+      status: "fail",
+      summary: `Connection ${conn.metadata.name} stuck Connecting (created ${
+        formatAge(ageMs(ctx.cluster.now, conn.metadata.creationTimestamp))
+      } ago): the tunnel never came up`,
+      evidence: [
+        ...evidence,
+        ...(gw.role === "client"
+          ? [
+            `this gateway dials ${
+              formatEndpoint(endpointOf(gw.object.spec?.endpoint))
+            } (GatewayClient spec.endpoint)`,
+          ]
+          : [
+            `this gateway listens on ${
+              formatEndpoint(endpointOf(gw.object.status?.endpoint))
+            } (GatewayServer status.endpoint)`,
+          ]),
+        "likely causes: endpoint unreachable or UDP blocked on the path (GW-05), WireGuard key mismatch (TUN-04), " +
+        "the peer's gateway down",
+      ],
+      remediation: `${logs}\n${
+        wgCommand(
+          gw.namespace,
+          activeGatewayPod(ctx.cluster.inv, gw)?.metadata.name ?? `deploy/${gw.workloadName}`,
+        )
+      }`,
+    };
+  }
+  return {
+    status: "fail",
+    summary: `Connection ${conn.metadata.name} is ${
+      value ?? "without status"
+    }: the in-tunnel pinger lost the peer`,
+    evidence: [...evidence, "the pinger declares the peer lost after 5 missed pings (10 s)"],
+    remediation: logs,
+  };
+}
+
+function noConnection(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  peerId: string,
+  remoteLine: string | null,
+  logs: string,
+): Outcome {
+  const evidence = [`no Connection labelled ${REMOTE_ID_LABEL}=${peerId} in ${gw.namespace}`];
+  for (const pk of ctx.cluster.inv.items("publickeies")) {
+    evidence.push(
+      `PublicKey ${pk.metadata.namespace}/${pk.metadata.name}: ${REMOTE_ID_LABEL}=${
+        pk.metadata.labels?.[REMOTE_ID_LABEL] ?? "(none)"
+      }, ${GATEWAY_RESOURCE_LABEL}=${pk.metadata.labels?.[GATEWAY_RESOURCE_LABEL] ?? "(none)"}`,
+    );
+  }
+  if (ctx.cluster.inv.items("publickeies").length === 0) {
+    evidence.push("no PublicKey objects on this cluster");
+  }
+  if (gw.role === "client") {
+    const ep = gw.object.spec?.endpoint?.addresses?.[0];
+    if (ep) {
+      evidence.push(
+        `GatewayClient dials ${ep}${/[a-z]/i.test(ep) ? " (hostname: must resolve in the pod)" : ""}`,
+      );
+    }
+  }
+  if (remoteLine) evidence.push(remoteLine);
+  return {
+    status: "fail",
+    summary:
+      "no Connection: the wireguard container never accepted a PublicKey (missing, mislabelled, wrong " +
+      "namespace) or the endpoint hostname never resolved",
+    evidence,
+    remediation: `${k(gw.namespace)} get publickeies --show-labels\n${logs}`,
+  };
+}
+
+export const TUN_01: CheckDef = {
+  id: "TUN-01",
+  title: "Connection established",
+  layer: "tunnel",
+  needs: ["GW-01", "GW-03", "TUN-04"],
+  scope: "single",
+  perPeer: true,
+  reads: [...GW_KINDS, "connections", "publickeies", "deployments"],
+  explain: {
+    reads:
+      "Connection gw-<name> (label liqo.io/remote-cluster-id) in the gateway namespace: status.value and " +
+      "status.latency.timestamp; in dual mode the other side's Connection as evidence.",
+    decides:
+      `pass: Connected with a pinger update younger than ${CONNECTION_STALE_MS / 1000} s. fail: Connected ` +
+      "but stale (the gateway stopped updating it), Connecting (tunnel never came up), Error (peer lost), or no " +
+      "Connection at all (no PublicKey accepted, or the endpoint hostname never resolved).",
+    fixes: "Read the wireguard and gateway container logs; follow GW-05 (UDP path) and TUN-04 (keys).",
+  },
+  hops: ["wireguard"],
+  run,
+};

@@ -1,0 +1,105 @@
+/**
+ * TUN-03: traffic flows both ways through the tunnel — the rx/tx counters of two `wg show` samples
+ * move in both directions.
+ */
+import type { CheckContext, CheckDef, Outcome } from "../types.ts";
+import { rates, TUNNEL_PREFIX } from "../../probes/wireguard.ts";
+import { pingDisabled } from "../../liqo/args.ts";
+import { gatewayDeployment } from "../common/gateway.ts";
+import { GW_KINDS, k, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+
+function rateText(n: number | null): string {
+  return n === null ? "?" : `${n.toFixed(n < 10 ? 1 : 0)} B/s`;
+}
+
+async function run(ctx: CheckContext): Promise<Outcome> {
+  const live = await liveTunnels(ctx, "traffic unknown");
+  // No tunnel interface is TUN-02's finding; here it only means the rates cannot be known.
+  if ("outcome" in live) {
+    return live.outcome.status === "fail" ? { ...live.outcome, status: "unknown" } : live.outcome;
+  }
+  const { ev, gw } = live;
+  if (!ev.second) {
+    return {
+      status: "unknown",
+      summary: "only one wg sample: counter movement unknown",
+      evidence: ev.notes.filter((n) => /sample/.test(n)),
+    };
+  }
+  const rs = rates(ev.first, ev.second).filter((r) => r.interface.startsWith(TUNNEL_PREFIX));
+  if (rs.length === 0) {
+    return { status: "unknown", summary: "no tunnel peer present in both samples", evidence: ev.notes };
+  }
+  const evidence = rs.map((r) =>
+    `${r.interface} peer ${shortKey(r.publicKey)}: rx +${r.rxDelta} B, tx +${r.txDelta} B in ${
+      r.seconds.toFixed(1)
+    }s (rx ${rateText(r.rxPerSec)}, tx ${rateText(r.txPerSec)})`
+  );
+  if (rs.some((r) => r.reset)) {
+    return {
+      status: "unknown",
+      summary: "transfer counters went backwards between samples (interface recreated)",
+      evidence,
+    };
+  }
+  const dep = gatewayDeployment(ctx, gw);
+  const pingOff = pingDisabled(dep?.spec?.template?.spec);
+  const outbound = rs.find((r) => r.rxDelta === 0 && r.txDelta > 0);
+  if (outbound) {
+    return {
+      status: "fail",
+      summary:
+        "outbound only: packets leave but nothing comes back (UDP blocked on the return path / peer cannot reply)",
+      evidence,
+      remediation:
+        `# capture on the gateway while it sends:\n${k(ev.namespace)} exec ${ev.pod} -c wireguard -- ` +
+        `tcpdump -ni any udp port ${
+          gw.object.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840
+        } -c 20`,
+    };
+  }
+  const flat = rs.find((r) => r.rxDelta === 0 && r.txDelta === 0);
+  if (flat) {
+    if (pingOff) {
+      return {
+        status: "unknown",
+        summary: "no traffic between samples, and the pinger is disabled (--ping-enabled=false)",
+        evidence,
+      };
+    }
+    return {
+      status: "fail",
+      summary:
+        "no traffic in either direction between samples: the in-tunnel pinger (every 2 s) is dead or the path is",
+      evidence,
+      remediation: `${k(ev.namespace)} logs ${ev.pod} -c gateway\n${wgCommand(ev.namespace, ev.pod)}`,
+    };
+  }
+  return {
+    status: "pass",
+    summary: `counters move: rx ${rateText(rs[0].rxPerSec)}, tx ${rateText(rs[0].txPerSec)}`,
+    evidence,
+  };
+}
+
+export const TUN_03: CheckDef = {
+  id: "TUN-03",
+  title: "Tunnel traffic flows both ways",
+  layer: "tunnel",
+  needs: ["TUN-02"],
+  scope: "single",
+  perPeer: true,
+  reads: [...GW_KINDS, "pods", "deployments"],
+  explain: {
+    reads:
+      "Two `wg show all dump` samples --sample-interval apart: rx/tx transfer counters of each tunnel peer.",
+    decides:
+      "fail: rx flat while tx rises (outbound only), or both flat (the 2 s in-tunnel pinger should always " +
+      "move them); pass with the rates. unknown: only one sample, counters reset, or exec impossible.",
+    fixes:
+      "Outbound only: the return path drops UDP (firewall/NAT on the peer side); capture with tcpdump in the " +
+      "gateway pod.",
+  },
+  hops: ["wireguard"],
+  run,
+};

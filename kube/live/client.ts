@@ -1,0 +1,198 @@
+/**
+ * One cluster's connection: the kubeconfig loaded ONCE, client-node imported (lazily), and ONE
+ * authenticated HTTP client (kube/http.ts: one keep-alive agent) shared by everything that reads the
+ * cluster — lists, discovery, logs, /version — plus the error mapping they share. The exec
+ * websockets use the same loaded `KubeConfig` (client-node's `Exec`).
+ */
+import { errorChain, httpStatusOf, ToolError, toToolError } from "../../errors.ts";
+import { createKubeHttp, type KubeGetOptions, type KubeHttpResponse, statusMessage } from "../http.ts";
+import { importClientNode, type KubeConfig, type LoadedKubeConfig, loadKubeConfig } from "../kubeconfig.ts";
+import type { ClusterEndpoint, Unavailable } from "../source.ts";
+
+/** Where the kubeconfig comes from, and the request timeout. */
+export interface KubeClientOptions {
+  /** Explicit kubeconfig path. */
+  kubeconfig?: string;
+  /** kubeconfig text (wins over `kubeconfig`; nothing is read from disk). */
+  kubeconfigYaml?: string;
+  /** kubeconfig context (default: current-context). */
+  context?: string;
+  /** Timeout of each API request and exec, in milliseconds (default 15000). */
+  requestTimeoutMs?: number;
+}
+
+/** A refusal or failure, in the shape of the sources' outcomes. */
+export interface Failure {
+  ok: false;
+  reason: Unavailable;
+  message: string;
+}
+
+/** One cluster's loaded kubeconfig and HTTP client. */
+export interface KubeClient {
+  /** The loaded kubeconfig (client-node's, with the context set as current). */
+  readonly kc: KubeConfig;
+  /** Where it came from: context, server, file path(s). */
+  readonly loaded: LoadedKubeConfig;
+  /** Context and server, for reports. */
+  readonly endpoint: ClusterEndpoint;
+  /** Timeout of each request and exec, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The purpose named in a missing --allow-net error: `reach the API server <host>`. */
+  readonly netPurpose: string;
+  /** True once {@link KubeClient.close} was called. */
+  readonly closed: boolean;
+  /** Authenticated GET of a path below the server URL (rejects on network errors and timeouts). */
+  get(path: string, opts?: KubeGetOptions): Promise<KubeHttpResponse>;
+  /** GET + JSON.parse; throws {@link ApiStatusError} on a non-2xx answer or a body that is not JSON. */
+  getJson(path: string): Promise<unknown>;
+  /** Maps an error of a request (403, 404, 401, network, permission) to an outcome. */
+  failure(err: unknown, what: string): Failure;
+  /** GETs /version; throws a {@link ToolError} when the server is unreachable or rejects the credentials. */
+  probeReachable(): Promise<void>;
+  /** Registers work to run (first) on close, e.g. terminating exec websockets. */
+  onClose(fn: () => Promise<void> | void): void;
+  /** Runs the close hooks, then destroys the HTTP agents; idempotent. */
+  close(): Promise<void>;
+}
+
+/** An API request that came back with a non-2xx status. */
+export class ApiStatusError extends Error {
+  /** Creates the error from the status code and the server's Status message. */
+  constructor(readonly status: number, message: string, readonly url: string) {
+    super(message);
+    this.name = "ApiStatusError";
+  }
+}
+
+/** The first line of an error's message (a ToolError in the chain wins), with its `code` when it has one. */
+export function shortError(err: unknown): string {
+  const chain = errorChain(err);
+  for (const e of chain) {
+    if (e instanceof ToolError) return e.message;
+  }
+  const first = chain.find((e): e is Error => e instanceof Error);
+  const msg = first ? first.message : String(err);
+  const code = first && "code" in first ? first.code : undefined;
+  const line = msg.split("\n")[0];
+  return typeof code === "string" && !line.includes(code) ? `${line} (${code})` : line;
+}
+
+function hostOf(server: string): string {
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Loads the kubeconfig (a {@link ToolError} when it is unusable) and prepares the cluster's HTTP
+ * client; nothing is sent until the first request.
+ */
+export async function openKubeClient(opts: KubeClientOptions = {}): Promise<KubeClient> {
+  const loaded = await loadKubeConfig({
+    kubeconfig: opts.kubeconfig,
+    kubeconfigYaml: opts.kubeconfigYaml,
+    context: opts.context,
+  });
+  await importClientNode();
+  const { kc, contextName, server } = loaded;
+  const timeoutMs = opts.requestTimeoutMs ?? 15_000;
+  const base = server.replace(/\/+$/, "");
+  const netPurpose = `reach the API server ${hostOf(server)}`;
+  const http = await createKubeHttp(kc, server, timeoutMs, {
+    credentialsError: (err) =>
+      toToolError(err, `prepare the credentials of context ${contextName}`) ??
+        new ToolError(`cannot use the credentials of context ${contextName}: ${shortError(err)}`, {
+          cause: err,
+        }),
+  });
+  const hooks: (() => Promise<void> | void)[] = [];
+  let closed = false;
+
+  function get(path: string, o?: KubeGetOptions): Promise<KubeHttpResponse> {
+    if (closed) return Promise.reject(new Error("the cluster source is closed"));
+    return http.get(path, o);
+  }
+
+  async function getJson(path: string): Promise<unknown> {
+    const res = await get(path);
+    if (res.status < 200 || res.status >= 300) {
+      throw new ApiStatusError(res.status, statusMessage(res.status, res.body), `${base}${path}`);
+    }
+    try {
+      return JSON.parse(res.body);
+    } catch {
+      throw new ApiStatusError(res.status, `invalid JSON from ${path}`, `${base}${path}`);
+    }
+  }
+
+  function failure(err: unknown, what: string): Failure {
+    const status = httpStatusOf(err);
+    if (status === 403) return { ok: false, reason: "forbidden", message: messageOf(err) };
+    if (status === 404) return { ok: false, reason: "missing", message: messageOf(err) };
+    if (status === 401) {
+      return {
+        ok: false,
+        reason: "error",
+        message: `the API server rejected the credentials of context ${contextName} (401) while ${what}`,
+      };
+    }
+    const tool = toToolError(err, netPurpose, { server });
+    return { ok: false, reason: "error", message: tool ? tool.message : `${what}: ${shortError(err)}` };
+  }
+
+  async function probeReachable(): Promise<void> {
+    try {
+      await getJson("/version");
+    } catch (err) {
+      const status = httpStatusOf(err);
+      if (status === 401 || status === 403) {
+        throw new ToolError(
+          `the API server at ${server} rejected the credentials of context ${contextName} (${status})`,
+          { cause: err },
+        );
+      }
+      const tool = toToolError(err, netPurpose, { server, context: contextName, firstRequest: true });
+      if (tool) throw tool;
+      if (status !== undefined) {
+        throw new ToolError(
+          `the API server at ${server} answered /version with ${status}: ${messageOf(err)}`,
+          {
+            cause: err,
+          },
+        );
+      }
+      throw new ToolError(`cannot reach the API server at ${server}: ${shortError(err)}`, { cause: err });
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    for (const fn of hooks.splice(0)) await fn();
+    http.close();
+  }
+
+  return {
+    kc,
+    loaded,
+    endpoint: { context: contextName, server },
+    timeoutMs,
+    netPurpose,
+    get closed(): boolean {
+      return closed;
+    },
+    get,
+    getJson,
+    failure,
+    probeReachable,
+    onClose: (fn) => void hooks.push(fn),
+    close,
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Paginated lists (`limit` + `continue`) through the cluster's client, with every object reduced on
+ * read: no managedFields, no last-applied-configuration, and secrets cut down to their public facts
+ * (only the `publicKey` data key survives) before anything else sees them.
+ */
+import { z } from "zod";
+import { listPath } from "../kinds.ts";
+import type { KindSpec } from "../kinds.ts";
+import type { K8sObject, ListOutcome } from "../source.ts";
+import type { KubeClient } from "./client.ts";
+
+/** Page size of list requests. */
+export const LIST_PAGE_SIZE = 500;
+/** Annotation added to every secret, listing the data keys that were removed on read. */
+export const REDACTED_KEYS_ANNOTATION = "flyingfish.io/redacted-keys";
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+/** Secret data keys kept on read (public by nature). */
+const KEPT_SECRET_KEYS: ReadonlySet<string> = new Set(["publicKey"]);
+const MAX_PAGES = 2000;
+
+/** A JSON object (not an array). */
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** An object with an object as metadata; a missing metadata becomes `{ name: "" }` first. */
+function isObject(x: Record<string, unknown>): x is K8sObject {
+  x.metadata ??= { name: "" };
+  return isRecord(x.metadata);
+}
+
+/**
+ * A list answer as it comes off the wire: anything but an object in `items` is skipped, a missing or
+ * malformed `items` is an empty page, and an empty `continue` ends the list.
+ */
+const ListBody = z.object({
+  items: z.array(z.unknown()).catch([]).transform((xs) => xs.filter(isRecord).filter(isObject)),
+  metadata: z.object({ continue: z.string().optional().catch(undefined) }).optional().catch(undefined),
+}).catch({ items: [], metadata: undefined });
+
+/**
+ * Removes what must never reach the inventory: `metadata.managedFields` and the
+ * last-applied-configuration annotation on every object; on secrets, every `data` key except
+ * `publicKey` and all of `stringData`, recording the removed keys in
+ * `flyingfish.io/redacted-keys`. Mutates and returns the object.
+ */
+export function sanitizeObject(obj: K8sObject): K8sObject {
+  const meta = obj.metadata ?? (obj.metadata = { name: "" });
+  delete meta.managedFields;
+  if (meta.annotations) {
+    delete meta.annotations[LAST_APPLIED];
+    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  }
+  if (obj.kind === "Secret") {
+    const removed = new Set<string>();
+    const kept: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(isRecord(obj.data) ? obj.data : {})) {
+      if (KEPT_SECRET_KEYS.has(k)) kept[k] = v;
+      else removed.add(k);
+    }
+    for (const k of Object.keys(isRecord(obj.stringData) ? obj.stringData : {})) removed.add(k);
+    delete obj.stringData;
+    if (obj.data !== undefined) obj.data = kept;
+    meta.annotations = { ...meta.annotations, [REDACTED_KEYS_ANNOTATION]: [...removed].sort().join(",") };
+  }
+  return obj;
+}
+
+/** Lists one kind, page by page, filling in apiVersion/kind and sanitising each object. Never throws. */
+export async function listKind(client: KubeClient, spec: KindSpec): Promise<ListOutcome> {
+  const apiVersion = spec.group === "" ? spec.version : `${spec.group}/${spec.version}`;
+  const items: K8sObject[] = [];
+  let cont: string | undefined;
+  try {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const q = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
+      if (spec.labelSelector) q.set("labelSelector", spec.labelSelector);
+      if (spec.fieldSelector) q.set("fieldSelector", spec.fieldSelector);
+      if (cont) q.set("continue", cont);
+      const body = ListBody.parse(await client.getJson(`${listPath(spec)}?${q}`));
+      for (const item of body.items) {
+        item.apiVersion ??= apiVersion;
+        item.kind ??= spec.kind;
+        items.push(sanitizeObject(item));
+      }
+      const next = body.metadata?.continue;
+      cont = next !== undefined && next.length > 0 ? next : undefined;
+      if (!cont) return { ok: true, items };
+    }
+    return { ok: false, reason: "error", message: `listing ${spec.plural}: more than ${MAX_PAGES} pages` };
+  } catch (err) {
+    return client.failure(err, `listing ${spec.plural}`);
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Typed views of every kind FlyingFish reads, and {@link Objects}: the typed face of an
+ * {@link Inventory}. Each kind is parsed lazily, once, item by item; an item that does not fit its
+ * schema is left out and recorded (see {@link Objects.malformed}) instead of failing the run.
+ */
+import type { z } from "zod";
+import type { KindId } from "../../kube/kinds.ts";
+import type { Inventory, KindState } from "../../kube/inventory.ts";
+import type { DiscoveryOutcome } from "../../kube/source.ts";
+import {
+  ConfigMapView,
+  DaemonSetView,
+  DeploymentView,
+  EndpointSliceView,
+  EventView,
+  NamespaceView,
+  NetworkPolicyView,
+  NodeView,
+  PodView,
+  SecretView,
+  ServiceView,
+} from "./core.ts";
+import {
+  ConfigurationView,
+  ConnectionView,
+  FirewallConfigurationView,
+  GatewayClientView,
+  GatewayServerView,
+  GeneveTunnelView,
+  InternalFabricView,
+  InternalNodeView,
+  PublicKeyView,
+  RouteConfigurationView,
+  WgGatewayClientView,
+  WgGatewayServerView,
+} from "./networking.ts";
+import { IPView, NetworkView } from "./ipam.ts";
+import { ForeignClusterView, IdentityView, ResourceSliceView, TenantView } from "./peering.ts";
+import {
+  NamespaceMapView,
+  NamespaceOffloadingView,
+  ShadowEndpointSliceView,
+  VirtualNodeView,
+} from "./offloading.ts";
+
+/** The schema of every kind in kube/kinds.ts, by kind id. */
+export const VIEWS = {
+  nodes: NodeView,
+  namespaces: NamespaceView,
+  pods: PodView,
+  services: ServiceView,
+  configmaps: ConfigMapView,
+  secrets: SecretView,
+  endpointslices: EndpointSliceView,
+  deployments: DeploymentView,
+  daemonsets: DaemonSetView,
+  networkpolicies: NetworkPolicyView,
+  foreignclusters: ForeignClusterView,
+  configurations: ConfigurationView,
+  connections: ConnectionView,
+  gatewayservers: GatewayServerView,
+  gatewayclients: GatewayClientView,
+  publickeies: PublicKeyView,
+  internalnodes: InternalNodeView,
+  internalfabrics: InternalFabricView,
+  genevetunnels: GeneveTunnelView,
+  routeconfigurations: RouteConfigurationView,
+  firewallconfigurations: FirewallConfigurationView,
+  wggatewayservers: WgGatewayServerView,
+  wggatewayclients: WgGatewayClientView,
+  networks: NetworkView,
+  ips: IPView,
+  identities: IdentityView,
+  tenants: TenantView,
+  resourceslices: ResourceSliceView,
+  namespaceoffloadings: NamespaceOffloadingView,
+  namespacemaps: NamespaceMapView,
+  virtualnodes: VirtualNodeView,
+  shadowendpointslices: ShadowEndpointSliceView,
+  events: EventView,
+} as const satisfies Record<KindId, z.ZodType>;
+
+/** The typed view of one kind (e.g. `ViewOf<"pods">` is a Pod). */
+export type ViewOf<K extends KindId> = z.infer<(typeof VIEWS)[K]>;
+
+/** An object left out of its kind's view because it did not fit the schema. */
+export interface Malformed {
+  namespace?: string;
+  name: string;
+  /** The first schema issue, as "path: message". */
+  issue: string;
+}
+
+interface Parsed {
+  readonly items: readonly unknown[];
+  readonly malformed: readonly Malformed[];
+}
+
+/** Name and namespace of a raw object, as far as they can be read. */
+function identify(raw: unknown): { namespace?: string; name: string } {
+  const meta = raw && typeof raw === "object" ? (raw as { metadata?: unknown }).metadata : undefined;
+  const m = meta && typeof meta === "object" ? meta as { name?: unknown; namespace?: unknown } : {};
+  const name = typeof m.name === "string" ? m.name : "";
+  return typeof m.namespace === "string" ? { namespace: m.namespace, name } : { name };
+}
+
+/** "path: message" of a zod issue. */
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return "does not match the schema";
+  const path = issue.path.length ? issue.path.map(String).join(".") : "(root)";
+  return `${path}: ${issue.message}`;
+}
+
+/** The typed face of an {@link Inventory}: the same queries, returning parsed views. */
+export class Objects {
+  readonly #parsed = new Map<KindId, Parsed>();
+
+  /** Wraps an inventory; nothing is parsed until a kind is asked for. */
+  constructor(readonly raw: Inventory) {}
+
+  #parse(kind: KindId, list: readonly unknown[]): Parsed {
+    const known = this.#parsed.get(kind);
+    if (known) return known;
+    const schema: z.ZodType = VIEWS[kind];
+    const items: unknown[] = [];
+    const malformed: Malformed[] = [];
+    for (const raw of list) {
+      const r = schema.safeParse(raw);
+      if (r.success) items.push(r.data);
+      else malformed.push({ ...identify(raw), issue: describeIssue(r.error.issues[0]) });
+    }
+    const parsed: Parsed = { items, malformed };
+    this.#parsed.set(kind, parsed);
+    return parsed;
+  }
+
+  /** All well-formed objects of a kind; throws KindUnavailableError like the inventory. */
+  items<K extends KindId>(kind: K): readonly ViewOf<K>[] {
+    return this.#parse(kind, this.raw.items(kind)).items as readonly ViewOf<K>[];
+  }
+
+  /** Well-formed objects of a kind, or null when it could not be read. */
+  tryItems<K extends KindId>(kind: K): readonly ViewOf<K>[] | null {
+    const list = this.raw.tryItems(kind);
+    return list ? this.#parse(kind, list).items as readonly ViewOf<K>[] : null;
+  }
+
+  /** Objects of a kind in one namespace. */
+  inNamespace<K extends KindId>(kind: K, namespace: string): ViewOf<K>[] {
+    return this.items(kind).filter((o) => o.metadata.namespace === namespace);
+  }
+
+  /** Objects of a kind carrying label `key` (with `value` when given). */
+  withLabel<K extends KindId>(kind: K, key: string, value?: string): ViewOf<K>[] {
+    return this.items(kind).filter((o) => {
+      const v = o.metadata.labels?.[key];
+      return v !== undefined && (value === undefined || v === value);
+    });
+  }
+
+  /** One object by namespace and name, if present and well-formed. */
+  get<K extends KindId>(kind: K, namespace: string | undefined, name: string): ViewOf<K> | undefined {
+    return this.items(kind).find((o) => o.metadata.name === name && o.metadata.namespace === namespace);
+  }
+
+  /**
+   * Objects of a kind left out because they did not fit the schema (parses the kind if needed);
+   * empty when the kind could not be read.
+   */
+  malformed(kind: KindId): readonly Malformed[] {
+    const list = this.raw.tryItems(kind);
+    return list ? this.#parse(kind, list).malformed : [];
+  }
+
+  /** Why a kind is unavailable, or its (raw) count. */
+  state(kind: KindId): KindState {
+    return this.raw.state(kind);
+  }
+
+  /** Kinds read and their states. */
+  states(): Record<string, KindState> {
+    return this.raw.states();
+  }
+
+  /** Discovery result, when it was requested. */
+  get discovery(): DiscoveryOutcome | null {
+    return this.raw.discovery;
+  }
+}
