@@ -253,6 +253,9 @@ function schedule(inst: Instance, input: EngineInput, signal: AbortSignal): Prom
   return inst.promise;
 }
 
+/** Blocked results whose root dependency is `unknown`, not failed. */
+const UNKNOWN_ROOT = new WeakSet<CheckResult>();
+
 async function runInstance(
   inst: Instance,
   deps: CheckResult[],
@@ -283,15 +286,27 @@ async function runInstance(
     return finish({ status: "skip", skipKind: kind, summary: inst.skipReason }, t0);
   }
   if (inst.unknownReason) return finish({ status: "unknown", summary: inst.unknownReason }, t0);
+  // A failed dependency blocks; so does an undetermined one ("blocked by X (unknown)"): a check
+  // must not judge on top of a link nobody could verify. Failures are named before unknowns.
   const blocker = deps.find((d) => d.status === "fail") ??
+    deps.find((d) => d.status === "skip" && d.blockedBy !== null && !UNKNOWN_ROOT.has(d)) ??
+    deps.find((d) => d.status === "unknown") ??
     deps.find((d) => d.status === "skip" && d.blockedBy !== null);
   if (blocker) {
-    const root = blocker.status === "fail" ? blocker.id : blocker.blockedBy!;
-    return finish(
-      { status: "skip", summary: `blocked by ${root}${blocker.peer ? ` (peer ${blocker.peer})` : ""}` },
+    const rootUnknown = blocker.status === "unknown" || UNKNOWN_ROOT.has(blocker);
+    const root = blocker.status === "fail" || blocker.status === "unknown" ? blocker.id : blocker.blockedBy!;
+    const result = finish(
+      {
+        status: "skip",
+        summary: `blocked by ${root}${rootUnknown ? " (unknown)" : ""}${
+          blocker.peer ? ` (peer ${blocker.peer})` : ""
+        }`,
+      },
       t0,
       root,
     );
+    if (rootUnknown) UNKNOWN_ROOT.add(result);
+    return result;
   }
   const unreadable = unreadableKinds(inst);
   if (unreadable) return finish({ status: "unknown", summary: unreadable }, t0);
@@ -340,6 +355,15 @@ function unreadableKinds(inst: Instance): string | null {
         return `${
           s.state === "forbidden" ? "forbidden" : "cannot read"
         }: ${kind} on ${view.name} — ${s.message}`;
+      }
+      // An object that does not fit its view is missing data too: judging without it could pass
+      // or fail on what was never read.
+      const bad = view.inv.malformed(kind);
+      if (bad.length > 0) {
+        const first = bad[0];
+        const name = first.namespace ? `${first.namespace}/${first.name}` : first.name;
+        const more = bad.length > 1 ? ` (and ${bad.length - 1} more)` : "";
+        return `malformed ${kind} on ${view.name}: ${name} — ${first.issue}${more}`;
       }
     }
   }

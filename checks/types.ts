@@ -3,7 +3,8 @@
  * runs. Checks are data plus a function over the shared inventory (see engine.ts).
  */
 import type { KindId } from "../kube/kinds.ts";
-import type { Inventory } from "../kube/inventory.ts";
+import type { Objects } from "../liqo/views/mod.ts";
+import type { ForeignCluster } from "../liqo/views/peering.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 
 /** Outcome of one check. */
@@ -130,7 +131,8 @@ export interface ClusterView {
   readonly liqoNamespace: string | null;
   readonly context: string;
   readonly server: string;
-  readonly inv: Inventory;
+  /** The cluster's objects, typed (liqo/views). */
+  readonly inv: Objects;
   /** Judgement time (capture time for snapshots). */
   readonly now: Date;
   readonly isSnapshot: boolean;
@@ -141,8 +143,7 @@ export interface PeerView {
   /** Remote cluster ID (`spec.clusterID`). */
   readonly clusterId: string;
   /** The ForeignCluster object. */
-  // deno-lint-ignore no-explicit-any
-  readonly foreignCluster: any;
+  readonly foreignCluster: ForeignCluster;
   /** Tenant namespace for this peer on the local cluster, if known. */
   readonly tenantNamespace: string | null;
 }

@@ -7,6 +7,8 @@
  */
 import { z } from "zod";
 import { Inventory } from "../kube/inventory.ts";
+import { Objects } from "../liqo/views/mod.ts";
+import type { Pod } from "../liqo/views/core.ts";
 import { type KindId, KINDS, LIQO_GROUP_VERSIONS } from "../kube/kinds.ts";
 import { activeGatewayPod, clusterIdOf, gatewayOf, liqoNamespaceOf } from "../liqo/lookups.ts";
 import type { ClusterSource, ExecOutcome, K8sObject, ListOutcome, Unavailable } from "../kube/source.ts";
@@ -206,7 +208,7 @@ export async function collectBundle(
       }
     }
 
-    const inv = Inventory.fromLists(
+    const inv = new Objects(Inventory.fromLists(
       Object.fromEntries(
         [...lists].filter(([, o]) => o.ok).map(([k, o]) => [k, (o as { items: K8sObject[] }).items]),
       ),
@@ -215,22 +217,26 @@ export async function collectBundle(
           [k, o],
         ) => [k, o as { reason: Unavailable; message: string }]),
       ),
-    );
+    ));
     base.clusterId = clusterIdOf(inv);
     const okCount = Object.values(base.kinds).filter((k) => k.state === "ok").length;
     progress(`${name}: ${okCount}/${kinds.length} kinds listed`);
 
     // 2. The WireGuard evidence of each active gateway pod, recorded as the probe takes it.
-    const gwPods: K8sObject[] = [];
+    const gwPods: Pod[] = [];
     if (inv.tryItems("pods") !== null) {
       for (const fc of inv.tryItems("foreignclusters") ?? []) {
         const id = String(ForeignClusterSpec.parse(fc.spec).clusterID ?? fc.metadata.name);
         if (opts.peers?.length && !opts.peers.includes(id) && !opts.peers.includes(fc.metadata.name)) {
           continue;
         }
-        const gw = gatewayOf(inv, id);
-        const pod = gw ? activeGatewayPod(inv, gw) : null;
-        if (pod && !gwPods.includes(pod)) gwPods.push(pod);
+        try {
+          const gw = gatewayOf(inv, id);
+          const pod = gw ? activeGatewayPod(inv, gw) : null;
+          if (pod && !gwPods.includes(pod)) gwPods.push(pod);
+        } catch {
+          // Gateways unreadable: no WireGuard sample; the manifest records the kind's failure.
+        }
       }
     }
     const records = new Map<string, ExecRecord>();

@@ -12,8 +12,9 @@ import { type EngineInput, runEngine } from "../checks/engine.ts";
 import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
 import { ToolError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { buildPeeringDump } from "../report/peering.ts";
-import { buildCheatSheet } from "../report/cheatsheet.ts";
+import { buildPeeringDump, PEERING_DUMP_READS } from "../report/peering.ts";
+import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
+import { buildSection } from "../report/sections.ts";
 import { kindsFor, loadView, peersOf } from "./views.ts";
 import { pairPeers } from "./pairing.ts";
 import { warmWireguard } from "./warmup.ts";
@@ -116,6 +117,21 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     ...localPeers.map((p) => peerInfo(local, p)),
     ...remotePeers.map((p) => peerInfo(remote!, p)),
   ];
+  const both = [localPeers, remotePeers];
+  const peering = buildSection(
+    "peering",
+    PEERING_DUMP_READS,
+    views,
+    () => buildPeeringDump(views, both),
+    null,
+  );
+  const cheatSheet = buildSection(
+    "cheat-sheet",
+    CHEAT_SHEET_READS,
+    views,
+    () => buildCheatSheet(views, both),
+    [],
+  );
   const snapshot = req.local.isSnapshot;
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -130,8 +146,9 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     summary: summarize(engine.results),
     exitCode: engine.exitCode,
     durationMs: Math.round(performance.now() - started),
-    peering: buildPeeringDump(views, [localPeers, remotePeers]),
-    cheatSheet: buildCheatSheet(views, [localPeers, remotePeers]),
+    peering: peering.value,
+    cheatSheet: cheatSheet.value,
+    incomplete: [...peering.gaps, ...cheatSheet.gaps],
   };
 }
 

@@ -5,6 +5,7 @@
 import { Inventory } from "../kube/inventory.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ClusterSource } from "../kube/source.ts";
+import { Objects } from "../liqo/views/mod.ts";
 import { clusterIdOf, liqoNamespaceOf, tenantNamespaceOf } from "../liqo/lookups.ts";
 import type { CheckDef, ClusterView, PeerView } from "../checks/types.ts";
 import { PEERING_DUMP_READS } from "../report/peering.ts";
@@ -24,7 +25,7 @@ export function kindsFor(catalog: readonly CheckDef[]): Set<KindId> {
 
 /** Reads one cluster into a ClusterView. */
 export async function loadView(source: ClusterSource, kinds: Set<KindId>): Promise<ClusterView> {
-  const inv = await Inventory.load(source, kinds, true);
+  const inv = new Objects(await Inventory.load(source, kinds, true));
   const clusterId = clusterIdOf(inv);
   return {
     name: clusterId ?? source.endpoint.context,

@@ -22,6 +22,19 @@ export class KindUnavailableError extends Error {
   }
 }
 
+/**
+ * What discovery says about a kind: true (served), false (its group/version is known not to serve
+ * it: the CRD is not installed), null (discovery did not answer for it). Built-in kinds are served.
+ */
+export function servedByDiscovery(kind: KindId, discovery: DiscoveryOutcome | null): boolean | null {
+  const spec = KINDS[kind];
+  const asked = LIQO_GROUP_VERSIONS.some((g) => g.group === spec.group && g.version === spec.version);
+  if (!asked) return true;
+  if (!discovery?.ok) return null;
+  const gv = discovery.groups.find((g) => g.group === spec.group && g.version === spec.version);
+  return gv ? gv.resources.includes(spec.plural) : false;
+}
+
 /** What one cluster holds, read once. */
 export class Inventory {
   readonly #lists = new Map<KindId, K8sObject[]>();
@@ -48,7 +61,29 @@ export class Inventory {
       })
       : Promise.resolve();
     await Promise.all([...lists, disco]);
+    if (withDiscovery) inv.#reconcileMissing();
     return inv;
+  }
+
+  /**
+   * A 404 on a list means "not installed" only when discovery agrees that the API does not serve
+   * the kind; otherwise the list is unreadable (missing data must never read as "nothing there").
+   */
+  #reconcileMissing(): void {
+    for (const [kind, err] of this.#errors) {
+      if (err.reason !== "missing") continue;
+      const served = servedByDiscovery(kind, this.#discovery);
+      if (served === false) continue;
+      const spec = KINDS[kind];
+      const gv = spec.group === "" ? spec.version : `${spec.group}/${spec.version}`;
+      this.#lists.delete(kind);
+      this.#errors.set(kind, {
+        reason: "error",
+        message: served
+          ? `the list of ${spec.plural} answered 404 although discovery serves ${gv}/${spec.plural} (${err.message})`
+          : `the list of ${spec.plural} answered 404 and discovery could not confirm that ${gv} is not installed (${err.message})`,
+      });
+    }
   }
 
   /** Builds an inventory from already-known lists (tests, snapshots). */

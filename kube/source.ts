@@ -28,12 +28,10 @@ export interface K8sObject {
     }[];
     [key: string]: unknown;
   };
-  // deno-lint-ignore no-explicit-any
-  spec?: any;
-  // deno-lint-ignore no-explicit-any
-  status?: any;
-  // deno-lint-ignore no-explicit-any
-  data?: any;
+  /** Untyped on the wire: read it through a typed view (liqo/views). */
+  spec?: unknown;
+  status?: unknown;
+  data?: unknown;
   [key: string]: unknown;
 }
 

@@ -2,7 +2,7 @@
  * Gateway endpoints as Liqo writes them (`{addresses[], port}`) and the node address Liqo
  * advertises for NodePort exposure (FACTS §2.3).
  */
-import type { K8sObject } from "../kube/source.ts";
+import type { Node } from "./views/core.ts";
 
 /** An endpoint as Liqo writes it: `{addresses[], port}`. */
 export interface Endpoint {
@@ -13,8 +13,8 @@ export interface Endpoint {
 /** Endpoint from `{addresses, port}` (GatewayClient.spec.endpoint, GatewayServer.status.endpoint). */
 export function endpointOf(raw: unknown): Endpoint | null {
   if (!raw || typeof raw !== "object") return null;
-  // deno-lint-ignore no-explicit-any
-  const e = raw as any;
+  // Not a typed view: GatewayServer status and GatewayClient spec endpoints (and older shapes) come here.
+  const e = raw as { addresses?: unknown; port?: unknown; ports?: unknown };
   const addresses = Array.isArray(e.addresses) ? e.addresses.map((a: unknown) => String(a ?? "")) : [];
   const port = typeof e.port === "number"
     ? e.port
@@ -35,9 +35,8 @@ export function formatEndpoint(e: Endpoint | null): string {
 }
 
 /** Node address Liqo advertises for NodePort: ExternalDNS > ExternalIP > InternalDNS > InternalIP > Hostname. */
-export function preferredNodeAddress(node: K8sObject): string | null {
-  // deno-lint-ignore no-explicit-any
-  const addrs: any[] = node.status?.addresses ?? [];
+export function preferredNodeAddress(node: Node): string | null {
+  const addrs = node.status?.addresses ?? [];
   for (const t of ["ExternalDNS", "ExternalIP", "InternalDNS", "InternalIP", "Hostname"]) {
     const a = addrs.find((x) => x?.type === t && x?.address);
     if (a) return String(a.address);

@@ -2,8 +2,9 @@
  * IPAM lookups: the cluster's own Networks by role, the per-peer Configuration and the CIDRs it
  * remaps the peer to (FACTS §2.2, §2.9).
  */
-import type { Inventory } from "../kube/inventory.ts";
-import type { K8sObject } from "../kube/source.ts";
+import type { Objects } from "./views/mod.ts";
+import type { Network } from "./views/ipam.ts";
+import type { Configuration } from "./views/networking.ts";
 import { conditionOf, peerObjects, REMOTE_ID_LABEL } from "./lookups.ts";
 
 /** Label selecting Liqo's Networks by role. */
@@ -32,7 +33,7 @@ export function strList(x: unknown): string[] {
  * Effective CIDRs of the cluster's own Networks of one type (`status.cidr`, selected by
  * `ipam.liqo.io/network-type`, in the Liqo namespace when known). Per-peer Networks are excluded.
  */
-export function localNetworks(inv: Inventory, type: string, liqoNs: string | null): K8sObject[] {
+export function localNetworks(inv: Objects, type: string, liqoNs: string | null): Network[] {
   return inv.items("networks").filter((n) =>
     n.metadata.labels?.[NETWORK_TYPE_LABEL] === type &&
     n.metadata.labels?.[REMOTE_ID_LABEL] === undefined &&
@@ -41,17 +42,17 @@ export function localNetworks(inv: Inventory, type: string, liqoNs: string | nul
 }
 
 /** `status.cidr` of the cluster's Networks of one type. */
-export function localCidrs(inv: Inventory, type: string, liqoNs: string | null): string[] {
+export function localCidrs(inv: Objects, type: string, liqoNs: string | null): string[] {
   return localNetworks(inv, type, liqoNs).flatMap((n) => strList(n.status?.cidr));
 }
 
 /** The Configuration for a peer (by label), if any. */
-export function peerConfiguration(inv: Inventory, peerId: string): K8sObject | null {
+export function peerConfiguration(inv: Objects, peerId: string): Configuration | null {
   return peerObjects(inv, "configurations", peerId)[0] ?? null;
 }
 
 /** The peer's CIDRs as the local cluster addresses them (Configuration `status.remote.cidr`). */
-export function remappedCidrs(cfg: K8sObject | null): { pod: string[]; external: string[] } {
+export function remappedCidrs(cfg: Configuration | null): { pod: string[]; external: string[] } {
   return {
     pod: strList(cfg?.status?.remote?.cidr?.pod),
     external: strList(cfg?.status?.remote?.cidr?.external),
@@ -59,7 +60,7 @@ export function remappedCidrs(cfg: K8sObject | null): { pod: string[]; external:
 }
 
 /** True when Liqo considers the Configuration remapped (FACTS §0, §2.2): condition or legacy label. */
-export function configurationConfigured(cfg: K8sObject): boolean {
+export function configurationConfigured(cfg: Configuration): boolean {
   const c = conditionOf(cfg, "NetworkCIDRsConfigured");
   if (c) {
     return c.status === "True" &&

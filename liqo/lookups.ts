@@ -2,12 +2,26 @@
  * Lookups over an inventory that follow how Liqo itself finds its objects: by label
  * (`liqo.io/remote-cluster-id`), never by assumed names (FACTS §2, §3).
  */
-import type { Inventory } from "../kube/inventory.ts";
-import type { K8sObject } from "../kube/source.ts";
 import type { KindId } from "../kube/kinds.ts";
 import { formatAge } from "../probes/duration.ts";
 
 export { formatAge } from "../probes/duration.ts";
+import type { Objects, ViewOf } from "./views/mod.ts";
+import type { Condition, ObjectMeta } from "./views/meta.ts";
+import type { Deployment, Node, Pod } from "./views/core.ts";
+import type { GatewayClient, GatewayServer } from "./views/networking.ts";
+import type { ForeignCluster } from "./views/peering.ts";
+import { containerArgs } from "./args.ts";
+
+/** Anything with object metadata (every view). */
+export interface Named {
+  readonly metadata: ObjectMeta;
+}
+
+/** Anything whose status may carry conditions (of its own condition shape `C`). */
+export interface Conditioned<C> {
+  readonly status?: { readonly conditions?: readonly C[] | null } | null;
+}
 
 /** Label carrying the peer's cluster ID on per-peer objects. */
 export const REMOTE_ID_LABEL = "liqo.io/remote-cluster-id";
@@ -26,7 +40,7 @@ export interface GatewayRef {
   /** "server" when the local cluster hosts the GatewayServer, else "client". */
   role: "server" | "client";
   /** The GatewayServer or GatewayClient object. */
-  object: K8sObject;
+  object: GatewayServer | GatewayClient;
   name: string;
   namespace: string;
   /** Deployment / Service / Secret / Connection name: `gw-<name>`. */
@@ -34,7 +48,7 @@ export interface GatewayRef {
 }
 
 /** The cluster ID from `liqo-clusterid-configmap` (label app.kubernetes.io/name=clusterid-configmap). */
-export function clusterIdOf(inv: Inventory): string | null {
+export function clusterIdOf(inv: Objects): string | null {
   const cms = inv.tryItems("configmaps") ?? [];
   const cm = cms.find((c) => c.metadata.labels?.["app.kubernetes.io/name"] === "clusterid-configmap") ??
     cms.find((c) => c.metadata.name === "liqo-clusterid-configmap");
@@ -43,7 +57,7 @@ export function clusterIdOf(inv: Inventory): string | null {
 }
 
 /** The Liqo controller-manager Deployment, found by its labels (FACTS §4.1, §5). */
-export function controllerManager(inv: Inventory): K8sObject | null {
+export function controllerManager(inv: Objects): Deployment | null {
   const deps = inv.tryItems("deployments") ?? [];
   return deps.find((d) =>
     d.metadata.labels?.["app.kubernetes.io/name"] === "controller-manager" &&
@@ -52,31 +66,26 @@ export function controllerManager(inv: Inventory): K8sObject | null {
 }
 
 /** The namespace Liqo is installed in, if any. */
-export function liqoNamespaceOf(inv: Inventory): string | null {
+export function liqoNamespaceOf(inv: Objects): string | null {
   return controllerManager(inv)?.metadata.namespace ?? null;
 }
 
 /** Liqo version: the controller-manager container image tag, else `app.kubernetes.io/version`. */
-export function liqoVersionOf(inv: Inventory): string | null {
+export function liqoVersionOf(inv: Objects): string | null {
   const cm = controllerManager(inv);
   if (!cm) return null;
-  // deno-lint-ignore no-explicit-any
-  const containers: any[] = cm.spec?.template?.spec?.containers ?? [];
+  const containers = cm.spec?.template?.spec?.containers ?? [];
   const c = containers.find((x) => x.name === "controller-manager") ?? containers[0];
-  const image: string | undefined = c?.image;
-  const tag = image && !image.includes("@") && image.lastIndexOf(":") > image.lastIndexOf("/")
-    ? image.slice(image.lastIndexOf(":") + 1)
-    : null;
-  return tag ?? cm.metadata.labels?.["app.kubernetes.io/version"] ?? null;
+  return imageTag(c?.image) ?? cm.metadata.labels?.["app.kubernetes.io/version"] ?? null;
 }
 
 /** Objects of a kind that concern a peer (by the remote-cluster-id label). */
-export function peerObjects(inv: Inventory, kind: KindId, peerId: string): K8sObject[] {
+export function peerObjects<K extends KindId>(inv: Objects, kind: K, peerId: string): ViewOf<K>[] {
   return inv.withLabel(kind, REMOTE_ID_LABEL, peerId);
 }
 
 /** The tenant namespace for a peer: FC status, else the namespace labelled for it. */
-export function tenantNamespaceOf(inv: Inventory, fc: K8sObject): string | null {
+export function tenantNamespaceOf(inv: Objects, fc: ForeignCluster): string | null {
   const fromStatus = fc.status?.tenantNamespace?.local;
   if (typeof fromStatus === "string" && fromStatus) return fromStatus;
   const id = fc.spec?.clusterID ?? fc.metadata.name;
@@ -86,14 +95,14 @@ export function tenantNamespaceOf(inv: Inventory, fc: K8sObject): string | null 
   return ns?.metadata.name ?? null;
 }
 
-/** The peer's gateway on this cluster (server or client), by label. */
-export function gatewayOf(inv: Inventory, peerId: string): GatewayRef | null {
-  const server = (inv.tryItems("gatewayservers") ?? []).find((g) =>
-    g.metadata.labels?.[REMOTE_ID_LABEL] === peerId
-  );
-  const client = (inv.tryItems("gatewayclients") ?? []).find((g) =>
-    g.metadata.labels?.[REMOTE_ID_LABEL] === peerId
-  );
+/**
+ * The peer's gateway on this cluster (server or client), by label. Throws KindUnavailableError when
+ * either kind could not be read.
+ */
+export function gatewayOf(inv: Objects, peerId: string): GatewayRef | null {
+  // Both kinds must be readable: "no gateway" must never stand for "could not look".
+  const server = inv.items("gatewayservers").find((g) => g.metadata.labels?.[REMOTE_ID_LABEL] === peerId);
+  const client = inv.items("gatewayclients").find((g) => g.metadata.labels?.[REMOTE_ID_LABEL] === peerId);
   const object = server ?? client;
   if (!object) return null;
   return {
@@ -106,7 +115,7 @@ export function gatewayOf(inv: Inventory, peerId: string): GatewayRef | null {
 }
 
 /** Gateway pods of a gateway (all replicas), by the template labels. */
-export function gatewayPods(inv: Inventory, gw: GatewayRef): K8sObject[] {
+export function gatewayPods(inv: Objects, gw: GatewayRef): Pod[] {
   return inv.items("pods").filter((p) =>
     p.metadata.namespace === gw.namespace &&
     p.metadata.labels?.[GATEWAY_LABELS.component] === "gateway" &&
@@ -115,7 +124,7 @@ export function gatewayPods(inv: Inventory, gw: GatewayRef): K8sObject[] {
 }
 
 /** The active gateway pod (label networking.liqo.io/active=true, running), if any. */
-export function activeGatewayPod(inv: Inventory, gw: GatewayRef): K8sObject | null {
+export function activeGatewayPod(inv: Objects, gw: GatewayRef): Pod | null {
   const pods = gatewayPods(inv, gw).filter((p) => !p.metadata.deletionTimestamp);
   return pods.find((p) =>
     p.metadata.labels?.[GATEWAY_LABELS.active] === "true" && p.status?.phase === "Running"
@@ -124,19 +133,20 @@ export function activeGatewayPod(inv: Inventory, gw: GatewayRef): K8sObject | nu
 }
 
 /** True for Liqo virtual nodes. */
-export function isVirtualNode(node: K8sObject): boolean {
+export function isVirtualNode(node: Named): boolean {
   return node.metadata.labels?.[VIRTUAL_NODE_LABEL] === "virtual-node";
 }
 
 /** A condition of an object by type (status.conditions[]). */
-// deno-lint-ignore no-explicit-any
-export function conditionOf(obj: K8sObject | null | undefined, type: string): any | undefined {
-  // deno-lint-ignore no-explicit-any
-  return (obj?.status?.conditions as any[] | undefined)?.find((c) => c?.type === type);
+export function conditionOf<C extends Pick<Condition, "type">>(
+  obj: Conditioned<C> | null | undefined,
+  type: string,
+): C | undefined {
+  return obj?.status?.conditions?.find((c) => c?.type === type);
 }
 
 /** True when a Node's Ready condition is True. */
-export function nodeReady(node: K8sObject): boolean {
+export function nodeReady(node: Node): boolean {
   return conditionOf(node, "Ready")?.status === "True";
 }
 
@@ -146,7 +156,6 @@ export function ageMs(now: Date, ts: unknown): number | null {
   const t = Date.parse(ts);
   return Number.isNaN(t) ? null : now.getTime() - t;
 }
-
 
 /** One container's state, restarts and last termination, for evidence lines. */
 export interface ContainerSummary {
@@ -160,9 +169,8 @@ export interface ContainerSummary {
 }
 
 /** Summaries of a pod's containers (init containers excluded). */
-export function containerSummaries(pod: K8sObject): ContainerSummary[] {
-  // deno-lint-ignore no-explicit-any
-  const statuses: any[] = pod.status?.containerStatuses ?? [];
+export function containerSummaries(pod: Pod): ContainerSummary[] {
+  const statuses = pod.status?.containerStatuses ?? [];
   return statuses.map((s) => {
     const st = s.state ?? {};
     const state = st.running
@@ -181,29 +189,31 @@ export function containerSummaries(pod: K8sObject): ContainerSummary[] {
       : waitingMsg
       ? String(waitingMsg)
       : null;
-    return { name: s.name, ready: s.ready === true, restarts: s.restartCount ?? 0, state, lastTermination };
+    return {
+      name: String(s.name ?? "?"),
+      ready: s.ready === true,
+      restarts: s.restartCount ?? 0,
+      state,
+      lastTermination,
+    };
   });
 }
 
 /** "namespace/name" of an object. */
-export function ref(o: K8sObject): string {
+export function ref(o: Named): string {
   return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 }
 
 /** Value of a `--flag=value` argument of the controller-manager container, or null when absent. */
-export function controllerManagerArg(inv: Inventory, flag: string): string | null {
-  const cm = controllerManager(inv);
-  // deno-lint-ignore no-explicit-any
-  const containers: any[] = cm?.spec?.template?.spec?.containers ?? [];
-  const c = containers.find((x) => x?.name === "controller-manager") ?? containers[0];
-  const args: unknown[] = [...(c?.command ?? []), ...(c?.args ?? [])];
-  const prefix = `--${flag.replace(/^--/, "")}=`;
-  for (const a of args) if (typeof a === "string" && a.startsWith(prefix)) return a.slice(prefix.length);
-  return null;
+export function controllerManagerArg(inv: Objects, flag: string): string | null {
+  const spec = controllerManager(inv)?.spec?.template?.spec;
+  const name = spec?.containers?.find((x) => x?.name === "controller-manager")?.name ??
+    spec?.containers?.[0]?.name;
+  return name ? containerArgs(spec, name).get(flag.replace(/^--/, "")) ?? null : null;
 }
 
 /** False only when the controller-manager runs with `--networking-enabled=false` (FACTS §4.1). */
-export function networkingEnabled(inv: Inventory): boolean {
+export function networkingEnabled(inv: Objects): boolean {
   return controllerManagerArg(inv, "networking-enabled") !== "false";
 }
 
@@ -224,7 +234,7 @@ const EVENT_MESSAGE_MAX = 400;
  * Returns [] when the events kind could not be read, so events stay optional evidence.
  */
 export function warningEventsFor(
-  inv: Inventory,
+  inv: Objects,
   kind: string,
   namespace: string | null | undefined,
   name: string,
@@ -234,8 +244,7 @@ export function warningEventsFor(
   const events = inv.tryItems("events");
   if (!events) return [];
   const ns = namespace ?? "";
-  // deno-lint-ignore no-explicit-any
-  const mine = events.map((e) => e as any).filter((e) => {
+  const mine = events.filter((e) => {
     const io = e?.involvedObject;
     if (!io || io.kind !== kind || io.name !== name || (io.namespace ?? "") !== ns) return false;
     return typeof e.type !== "string" || e.type === "" || e.type === "Warning";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Inventory } from "../kube/inventory.ts";
+import { Objects } from "./views/mod.ts";
 import { warningEventsFor } from "./lookups.ts";
 import type { K8sObject } from "../kube/source.ts";
 
@@ -17,7 +18,7 @@ function ev(name: string, fields: Record<string, unknown>): K8sObject {
 }
 
 Deno.test("warningEventsFor: newest first, count and age, core and events.k8s.io shapes", () => {
-  const inv = Inventory.fromLists({
+  const inv = objects({
     events: [
       ev("old", {
         reason: "SyncLoadBalancerFailed",
@@ -49,9 +50,9 @@ Deno.test("warningEventsFor: newest first, count and age, core and events.k8s.io
 });
 
 Deno.test("warningEventsFor: unreadable events give no lines; long messages are cut", () => {
-  const forbidden = Inventory.fromLists({}, { events: { reason: "forbidden", message: "no" } });
+  const forbidden = objects({}, { events: { reason: "forbidden", message: "no" } });
   assert.deepEqual(warningEventsFor(forbidden, "Pod", "t1", "p", NOW), []);
-  const long = Inventory.fromLists({
+  const long = objects({
     events: [
       ev("l", { reason: "R", message: "x".repeat(1000), involvedObject: { kind: "Node", name: "n1" } }),
     ],
@@ -59,3 +60,7 @@ Deno.test("warningEventsFor: unreadable events give no lines; long messages are 
   const [line] = warningEventsFor(long, "Node", null, "n1", NOW);
   assert.ok(line.endsWith("…") && line.length < 460, line);
 });
+
+function objects(...args: Parameters<typeof Inventory.fromLists>): Objects {
+  return new Objects(Inventory.fromLists(...args));
+}

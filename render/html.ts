@@ -10,6 +10,7 @@ import {
   type Hop as DeclaredHop,
   LAYER_TITLES,
   LAYERS,
+  type ReportSection,
   type Status,
 } from "../report/model.ts";
 import {
@@ -311,12 +312,16 @@ export function renderHtml(report: Report): string {
   }
 
   // Peering dump
-  if (report.peering) {
-    body.push(`<h2>Peering</h2>`);
-    const tables: DumpTable[] = [
-      foreignClusterTable(report.peering.foreignClusters),
-      ...report.peering.tables,
-    ];
+  const gaps = (section: ReportSection): string[] =>
+    report.incomplete.filter((g) => g.section === section).map((g) =>
+      `<p class="incomplete"><strong>Incomplete:</strong> ${h(g.reason)}</p>`
+    );
+  const peeringGaps = gaps("peering");
+  if (report.peering || peeringGaps.length) {
+    body.push(`<h2>Peering</h2>`, ...peeringGaps);
+    const tables: DumpTable[] = report.peering
+      ? [foreignClusterTable(report.peering.foreignClusters), ...report.peering.tables]
+      : [];
     for (const t of tables) {
       body.push(
         `<h3>${h(t.title)}</h3>`,
@@ -326,8 +331,9 @@ export function renderHtml(report: Report): string {
   }
 
   // Cheat sheet
-  if (report.cheatSheet.length) {
-    body.push(`<h2>Manual test cheat sheet</h2>`);
+  const sheetGaps = gaps("cheat-sheet");
+  if (report.cheatSheet.length || sheetGaps.length) {
+    body.push(`<h2>Manual test cheat sheet</h2>`, ...sheetGaps);
     for (const e of report.cheatSheet) {
       const where = [e.cluster, e.peer ? `peer ${e.peer}` : null].filter((x) => x).join(" · ");
       body.push(

@@ -4,7 +4,7 @@
  * dump, the manual test cheat sheet and the run metadata. Every string from the cluster is
  * escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
-import { LAYER_TITLES } from "../report/model.ts";
+import { LAYER_TITLES, type ReportSection } from "../report/model.ts";
 import {
   foreignClusterTable,
   formatDuration,
@@ -133,12 +133,17 @@ export function renderMarkdown(report: Report): string {
   }
 
   // Peering dump
-  if (report.peering) {
-    const tables: DumpTable[] = [
-      foreignClusterTable(report.peering.foreignClusters),
-      ...report.peering.tables,
-    ];
+  const gaps = (section: ReportSection): string[] =>
+    report.incomplete.filter((g) => g.section === section).map((g) =>
+      `> **Incomplete:** ${mdEscape(g.reason)}`
+    );
+  const peeringGaps = gaps("peering");
+  if (report.peering || peeringGaps.length) {
+    const tables: DumpTable[] = report.peering
+      ? [foreignClusterTable(report.peering.foreignClusters), ...report.peering.tables]
+      : [];
     out.push("## Peering", "");
+    if (peeringGaps.length) out.push(...peeringGaps, "");
     for (const t of tables) {
       out.push(`### ${mdEscape(t.title)}`, "");
       out.push(t.rows.length ? mdTable(t.columns, t.rows) : "*none*", "");
@@ -146,8 +151,10 @@ export function renderMarkdown(report: Report): string {
   }
 
   // Cheat sheet
-  if (report.cheatSheet.length) {
+  const sheetGaps = gaps("cheat-sheet");
+  if (report.cheatSheet.length || sheetGaps.length) {
     out.push("## Manual test cheat sheet", "");
+    if (sheetGaps.length) out.push(...sheetGaps, "");
     for (const e of report.cheatSheet) {
       const where = scopeText(e.cluster, e.peer, true);
       out.push(`- **${mdEscape(e.title)}:** ${mdEscape(e.value)}${where ? ` (${mdEscape(where)})` : ""}`);

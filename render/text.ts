@@ -7,7 +7,14 @@
  * object name cannot move the cursor or recolour the terminal.
  */
 import { createColors } from "picocolors";
-import { type CheckResult, type Layer, LAYER_TITLES, LAYERS, type Status } from "../report/model.ts";
+import {
+  type CheckResult,
+  type Layer,
+  LAYER_TITLES,
+  LAYERS,
+  type ReportSection,
+  type Status,
+} from "../report/model.ts";
 import {
   type DumpTable,
   foreignClusterTable,
@@ -228,15 +235,26 @@ function textTable(t: DumpTable, c: Colors): string[] {
   return [`  ${c.bold(oneLine(t.title))}`, c.dim(fmt(cols)), ...rows.map(fmt)];
 }
 
+/** "incomplete: …" lines of one report section. */
+function gapLines(report: Report, section: ReportSection, c: Colors): string[] {
+  return report.incomplete.filter((g) => g.section === section).map((g) =>
+    c.yellow(`  ${MARKS.unknown} incomplete: ${oneLine(g.reason)}`)
+  );
+}
+
 function verboseSections(report: Report, c: Colors): string[] {
   const out: string[] = [];
-  if (report.peering) {
-    out.push("", ` ${c.bold("PEERING")}`);
-    const tables = [foreignClusterTable(report.peering.foreignClusters), ...report.peering.tables];
+  const peeringGaps = gapLines(report, "peering", c);
+  if (report.peering || peeringGaps.length) {
+    out.push("", ` ${c.bold("PEERING")}`, ...peeringGaps);
+    const tables = report.peering
+      ? [foreignClusterTable(report.peering.foreignClusters), ...report.peering.tables]
+      : [];
     for (const t of tables) if (t.rows.length) out.push(...textTable(t, c));
   }
-  if (report.cheatSheet.length) {
-    out.push("", ` ${c.bold("MANUAL TEST CHEAT SHEET")}`);
+  const sheetGaps = gapLines(report, "cheat-sheet", c);
+  if (report.cheatSheet.length || sheetGaps.length) {
+    out.push("", ` ${c.bold("MANUAL TEST CHEAT SHEET")}`, ...sheetGaps);
     for (const e of report.cheatSheet) {
       const scope = [e.cluster, e.peer ? `peer ${e.peer}` : null].filter((x) => x !== null).join(" · ");
       out.push(

@@ -4,7 +4,7 @@
  */
 import type { ClusterView, PeerView } from "../checks/types.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
-import type { K8sObject } from "../kube/source.ts";
+import { endpointOf } from "../liqo/endpoints.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { CheatSheetEntry } from "./model.ts";
 
@@ -72,8 +72,9 @@ function peerEntries(
   const peer = p.clusterId;
   const gw = gatewayOf(v.inv, peer);
   if (gw) {
-    const ep = gw.role === "server" ? gw.object.status?.endpoint : gw.object.spec?.endpoint;
-    const addr = ep?.addresses?.[0];
+    // Either Liqo shape of an endpoint: `port` (v1.0) or HEAD's `ports[]`.
+    const ep = endpointOf(gw.role === "server" ? gw.object.status?.endpoint : gw.object.spec?.endpoint);
+    const addr = ep?.addresses[0];
     if (addr && ep?.port) {
       add({
         title: gw.role === "server"
@@ -173,15 +174,14 @@ function remotePodIp(v: ClusterView, p: PeerView): string | null {
   const pods = v.inv.tryItems("pods") ?? [];
   // Consumer side: offloaded pods report the remote pod IP translated into the local view.
   const offloaded = pods.find((pod) =>
-    nodes.includes(pod.spec?.nodeName) && pod.status?.podIP && pod.status?.phase === "Running"
+    nodes.includes(pod.spec?.nodeName ?? "") && pod.status?.podIP && pod.status?.phase === "Running"
   );
-  if (offloaded) return offloaded.status.podIP;
+  if (offloaded?.status?.podIP) return offloaded.status.podIP;
   // Provider side: reflected EndpointSlices carry the consumer's pods, mapped into the local view.
-  const slices = (v.inv.tryItems("endpointslices") ?? []).filter((s: K8sObject) =>
+  const slices = (v.inv.tryItems("endpointslices") ?? []).filter((s) =>
     s.metadata.labels?.["liqo.io/managed-by"] === "shadowendpointslice" &&
     s.metadata.labels?.["offloading.liqo.io/origin"] === p.clusterId
   );
-  // deno-lint-ignore no-explicit-any
-  const addr = slices.flatMap((s: any) => s.endpoints ?? []).flatMap((e: any) => e.addresses ?? [])[0];
+  const addr = slices.flatMap((s) => s.endpoints ?? []).flatMap((e) => e.addresses ?? [])[0];
   return typeof addr === "string" ? addr : null;
 }

@@ -178,6 +178,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
         peer: ROME,
       },
     ],
+    incomplete: [],
   };
   const out = { ...base, ...overrides };
   if (overrides.results && !overrides.summary) out.summary = summarize(out.results);

@@ -98,7 +98,18 @@ export interface Report {
   durationMs: number;
   peering: PeeringDump | null;
   cheatSheet: CheatSheetEntry[];
+  /** Report sections built from partial data, and why (a kind they read was unreadable). */
+  incomplete: ReportGap[];
 }
+
+/** A report section that could not be built from complete data. */
+export interface ReportGap {
+  section: ReportSection;
+  reason: string;
+}
+
+/** The report sections built beside the check results. */
+export type ReportSection = "peering" | "cheat-sheet";
 
 const SKIP_KINDS: readonly [SkipKind, ...SkipKind[]] = [
   "needs-remote",
@@ -213,6 +224,12 @@ export const CheatSheetEntrySchema: z.ZodType<CheatSheetEntry> = z.object({
   peer: z.string().nullable(),
 });
 
+/** Zod schema of {@link ReportGap}. */
+export const ReportGapSchema: z.ZodType<ReportGap> = z.object({
+  section: z.enum(["peering", "cheat-sheet"]),
+  reason: z.string(),
+});
+
 const reportObject = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.literal("flyingfish"), version: z.string() }),
@@ -228,6 +245,9 @@ const reportObject = z.object({
   durationMs: z.number().nonnegative(),
   peering: PeeringDumpSchema.nullable(),
   cheatSheet: z.array(CheatSheetEntrySchema),
+  incomplete: z.array(ReportGapSchema).describe(
+    "Report sections built from partial data (a kind they read was forbidden or unreadable), and why",
+  ),
 }).meta({
   title: "FlyingFish report",
   description: "Result of a flyingfish check run (Liqo inter-cluster connectivity diagnosis)",

@@ -3,8 +3,15 @@
  * held), ResourceSlices, Identities, Tenants, NamespaceOffloadings and virtual nodes, as tables.
  */
 import type { ClusterView, PeerView } from "../checks/types.ts";
-import { ageMs, conditionOf, formatAge, isVirtualNode, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
-import type { K8sObject } from "../kube/source.ts";
+import {
+  ageMs,
+  conditionOf,
+  formatAge,
+  isVirtualNode,
+  type Named,
+  REMOTE_ID_LABEL,
+} from "../liqo/lookups.ts";
+import type { ResourceList } from "../liqo/views/meta.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { DumpTable, ForeignClusterRow, PeeringDump } from "./model.ts";
 
@@ -32,7 +39,7 @@ export function buildPeeringDump(
   const offloadings: string[][] = [], vnodes: string[][] = [];
   views.forEach((v, i) => {
     for (const p of peers[i] ?? []) foreignClusters.push(fcRow(v, p));
-    const list = (k: Parameters<typeof v.inv.tryItems>[0]) => v.inv.tryItems(k) ?? [];
+    const list = <K extends KindId>(k: K) => v.inv.tryItems(k) ?? [];
     for (const rs of list("resourceslices")) {
       slices.push([
         v.name,
@@ -131,19 +138,18 @@ export function buildPeeringDump(
 }
 
 function fcRow(v: ClusterView, p: PeerView): ForeignClusterRow {
-  const fc = p.foreignCluster as K8sObject;
+  const fc = p.foreignCluster;
   return {
     cluster: v.name,
     name: fc.metadata.name,
     role: String(fc.status?.role ?? "Unknown"),
     age: formatAge(ageMs(v.now, fc.metadata.creationTimestamp)),
     modules: MODULES.map((m) => {
-      const mod = fc.status?.modules?.[m] ?? {};
-      // deno-lint-ignore no-explicit-any
-      const conds: any[] = Array.isArray(mod.conditions) ? mod.conditions : [];
+      const mod = fc.status?.modules?.[m];
+      const conds = mod?.conditions ?? [];
       return {
         name: m,
-        enabled: mod.enabled === true,
+        enabled: mod?.enabled === true,
         conditions: conds.map((c) => {
           const held = ageMs(v.now, c?.lastTransitionTime);
           return {
@@ -157,12 +163,11 @@ function fcRow(v: ClusterView, p: PeerView): ForeignClusterRow {
   };
 }
 
-function peerOf(o: K8sObject): string {
+function peerOf(o: Named): string {
   return o.metadata.labels?.[REMOTE_ID_LABEL] ?? "-";
 }
 
-// deno-lint-ignore no-explicit-any
-function resources(r: any): string {
+function resources(r: ResourceList | null | undefined): string {
   if (!r || typeof r !== "object") return "-";
   const parts = ["cpu", "memory", "pods"].filter((k) => r[k] !== undefined).map((k) => `${k}=${r[k]}`);
   return parts.length ? parts.join(" ") : "-";

@@ -4,16 +4,12 @@
  * masquerade bypass for Kindnet/Azure, AWS rule priority. Only warns: never fails.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
-import { isVirtualNode } from "../../liqo/lookups.ts";
-import { controllerManagerFlag } from "../../liqo/args.ts";
+import type { DaemonSet } from "../../liqo/views/core.ts";
+import { controllerManagerArg, isVirtualNode } from "../../liqo/lookups.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
-function containerEnv(ds: K8sObject, name: string): string | null | undefined {
-  for (const c of (ds.spec?.template?.spec?.containers ?? []) as Any[]) {
-    const e = ((c?.env ?? []) as Any[]).find((x) => x?.name === name);
+function containerEnv(ds: DaemonSet, name: string): string | null | undefined {
+  for (const c of ds.spec?.template?.spec?.containers ?? []) {
+    const e = (c?.env ?? []).find((x) => x?.name === name);
     if (e) return typeof e.value === "string" ? e.value : null;
   }
   return undefined;
@@ -26,7 +22,7 @@ interface Finding {
   fixes: string[];
 }
 
-const dsByName = (dss: readonly K8sObject[], ...names: string[]) =>
+const dsByName = (dss: readonly DaemonSet[], ...names: string[]) =>
   dss.find((d) => names.includes(d.metadata.name) || names.includes(d.metadata.labels?.["k8s-app"] ?? ""));
 
 function calicoAutodetectionOk(v: string): boolean {
@@ -34,7 +30,7 @@ function calicoAutodetectionOk(v: string): boolean {
   return /^(interface=|cidr=|kubernetes-internal-ip|can-reach=)/.test(v);
 }
 
-function fingerprintCalico(ctx: CheckContext, dss: readonly K8sObject[], flannel: boolean): Finding | null {
+function fingerprintCalico(ctx: CheckContext, dss: readonly DaemonSet[], flannel: boolean): Finding | null {
   const canal = dsByName(dss, "canal");
   const ds = dsByName(dss, "calico-node") ?? canal;
   if (!ds) return null;
@@ -92,7 +88,7 @@ function fingerprintCalico(ctx: CheckContext, dss: readonly K8sObject[], flannel
   return f;
 }
 
-function fingerprintCilium(ctx: CheckContext, dss: readonly K8sObject[]): Finding | null {
+function fingerprintCilium(ctx: CheckContext, dss: readonly DaemonSet[]): Finding | null {
   const ds = dsByName(dss, "cilium");
   if (!ds) return null;
   const cm = (ctx.cluster.inv.tryItems("configmaps") ?? []).find((c) => c.metadata.name === "cilium-config");
@@ -124,7 +120,7 @@ function fingerprintCilium(ctx: CheckContext, dss: readonly K8sObject[]): Findin
   }
   const tainted = ctx.cluster.inv.items("nodes").filter((n) =>
     isVirtualNode(n) &&
-    ((n.spec?.taints ?? []) as Any[]).some((t) => String(t?.key).startsWith("node.cilium.io/"))
+    (n.spec?.taints ?? []).some((t) => String(t?.key).startsWith("node.cilium.io/"))
   );
   if (tainted.length) {
     f.warn.push(
@@ -142,7 +138,7 @@ function fingerprintCilium(ctx: CheckContext, dss: readonly K8sObject[]): Findin
 }
 
 function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding {
-  const v = controllerManagerFlag(ctx.cluster.inv, "gateway-masquerade-bypass-enabled");
+  const v = controllerManagerArg(ctx.cluster.inv, "gateway-masquerade-bypass-enabled");
   const f: Finding = {
     cni,
     warn: [],
@@ -160,16 +156,16 @@ function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding 
   return f;
 }
 
-function fingerprintOthers(ctx: CheckContext, dss: readonly K8sObject[]): Finding[] {
+function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Finding[] {
   const out: Finding[] = [];
-  const refOf = (d: K8sObject) => `DaemonSet ${d.metadata.namespace}/${d.metadata.name}`;
+  const refOf = (d: DaemonSet) => `DaemonSet ${d.metadata.namespace}/${d.metadata.name}`;
   const kindnet = dsByName(dss, "kindnet");
   if (kindnet) out.push(masqueradeBypass(ctx, "Kindnet", refOf(kindnet)));
   const azure = dsByName(dss, "azure-cns", "azure-ip-masq-agent", "azure-cni");
   if (azure) out.push(masqueradeBypass(ctx, "Azure CNI", refOf(azure)));
   const aws = dsByName(dss, "aws-node");
   if (aws) {
-    const prio = controllerManagerFlag(ctx.cluster.inv, "fabric-route-rule-priority");
+    const prio = controllerManagerArg(ctx.cluster.inv, "fabric-route-rule-priority");
     const f: Finding = {
       cni: "AWS VPC CNI",
       warn: [],

@@ -3,7 +3,7 @@
  * selecting the gateway server pods admit the WireGuard UDP port. Only warns: policy semantics vary by CNI.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { NetworkPolicy } from "../../liqo/views/core.ts";
 import { gatewayOf, gatewayPods, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { peerConfiguration, remappedCidrs } from "../../liqo/ipam.ts";
 import {
@@ -35,14 +35,14 @@ function offloadedNamespaces(ctx: CheckContext, peerId: string): string[] {
 }
 
 function blockingInNamespaces(
-  policies: readonly K8sObject[],
+  policies: readonly NetworkPolicy[],
   namespaces: string[],
   cidrs: string[],
-): K8sObject[] {
-  const out: K8sObject[] = [];
+): NetworkPolicy[] {
+  const out: NetworkPolicy[] = [];
   for (const ns of namespaces) {
     const inNs = policies.filter((p) => p.metadata.namespace === ns && policyTypes(p).includes("Ingress"));
-    const admitsAll = (p: K8sObject) => cidrs.every((c) => policiesAdmit([p], c, null, null));
+    const admitsAll = (p: NetworkPolicy) => cidrs.every((c) => policiesAdmit([p], c, null, null));
     const nsWide = inNs.some((p) =>
       selectorMatches(p.spec?.podSelector, {}) &&
       Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 &&
@@ -56,14 +56,14 @@ function blockingInNamespaces(
 
 function gatewayBlocking(
   ctx: CheckContext,
-  policies: readonly K8sObject[],
+  policies: readonly NetworkPolicy[],
   peerId: string,
-): { pols: K8sObject[]; port: number } | null {
+): { pols: NetworkPolicy[]; port: number } | null {
   const gw = gatewayOf(ctx.cluster.inv, peerId);
   if (!gw || gw.role !== "server") return null;
   const port = Number(gw.object.spec?.endpoint?.port ?? 51840);
   const pods = gatewayPods(ctx.cluster.inv, gw);
-  const pols = new Set<K8sObject>();
+  const pols = new Set<NetworkPolicy>();
   for (const pod of pods) {
     const sel = ingressPoliciesFor(policies, pod);
     if (sel.length && !policiesAdmit(sel, "0.0.0.0/0", "UDP", port)) sel.forEach((p) => pols.add(p));
@@ -79,7 +79,7 @@ function run(ctx: CheckContext): Outcome {
   const remotePods = remappedCidrs(cfg).pod;
   const namespaces = offloadedNamespaces(ctx, peerId);
   const evidence: string[] = [];
-  let offending: K8sObject[] = [];
+  let offending: NetworkPolicy[] = [];
   if (remotePods.length && namespaces.length) {
     offending = blockingInNamespaces(policies, namespaces, remotePods);
     evidence.push(

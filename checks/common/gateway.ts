@@ -3,7 +3,9 @@
  * Not a check itself; checks import it, never each other.
  */
 import type { CheckContext, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Deployment } from "../../liqo/views/core.ts";
+import type { GatewayClient, GatewayServer } from "../../liqo/views/networking.ts";
+import type { ForeignCluster } from "../../liqo/views/peering.ts";
 import { gatewayOf, type GatewayRef } from "../../liqo/lookups.ts";
 
 /** The peer and its gateway on the checked cluster, or an outcome that ends the check. */
@@ -22,11 +24,21 @@ export function lookupGateway(ctx: CheckContext): GatewayLookup {
 }
 
 /** True when the ForeignCluster says the networking module is disabled. */
-export function networkingDisabled(fc: K8sObject | null | undefined): boolean {
+export function networkingDisabled(fc: ForeignCluster | null | undefined): boolean {
   return fc?.status?.modules?.networking?.enabled === false;
 }
 
 /** The gateway Deployment `gw-<name>` of a gateway. */
-export function gatewayDeployment(ctx: CheckContext, gw: GatewayRef): K8sObject | undefined {
+export function gatewayDeployment(ctx: CheckContext, gw: GatewayRef): Deployment | undefined {
   return ctx.cluster.inv.get("deployments", gw.namespace, gw.workloadName);
+}
+
+/** The GatewayServer of a gateway this cluster serves, else null (gatewayOf sets the role by kind). */
+export function serverOf(gw: GatewayRef): GatewayServer | null {
+  return gw.role === "server" ? gw.object as GatewayServer : null;
+}
+
+/** The GatewayClient of a gateway this cluster dials from, else null. */
+export function clientOf(gw: GatewayRef): GatewayClient | null {
+  return gw.role === "client" ? gw.object as GatewayClient : null;
 }

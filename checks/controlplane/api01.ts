@@ -4,12 +4,12 @@
  * (CHECKS.md API-01, FACTS §2.1, §6.4).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { Identity } from "../../liqo/views/peering.ts";
 import { conditionOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { describeCondition, liqoNs, peerId } from "./shared.ts";
 
-function controlPlaneIdentity(inv: Inventory, id: string): K8sObject | undefined {
+function controlPlaneIdentity(inv: Objects, id: string): Identity | undefined {
   return (inv.tryItems("identities") ?? []).find((i) =>
     i.metadata.labels?.[REMOTE_ID_LABEL] === id && i.spec?.type === "ControlPlane"
   );

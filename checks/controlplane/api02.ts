@@ -5,27 +5,29 @@
  * FACTS §2.9, §6.4).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { Deployment } from "../../liqo/views/core.ts";
+import type { IP } from "../../liqo/views/ipam.ts";
+import type { Tenant } from "../../liqo/views/peering.ts";
 import { conditionOf, liqoNamespaceOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { contains, remapAddress } from "../../probes/cidr.ts";
 import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
 
-function proxyDeployment(inv: Inventory): K8sObject | undefined {
+function proxyDeployment(inv: Objects): Deployment | undefined {
   const ns = liqoNamespaceOf(inv);
   const deps = (inv.tryItems("deployments") ?? []).filter((d) => !ns || d.metadata.namespace === ns);
   return deps.find((d) => d.metadata.labels?.["app.kubernetes.io/name"] === "proxy") ??
     deps.find((d) => d.metadata.name === "liqo-proxy");
 }
 
-function proxyIp(inv: Inventory): K8sObject | undefined {
+function proxyIp(inv: Objects): IP | undefined {
   const ips = inv.tryItems("ips") ?? [];
   return ips.find((i) => i.metadata.labels?.["ipam.liqo.io/ip-type"] === "api-server-proxy") ??
     ips.find((i) => i.metadata.name === "api-server-proxy");
 }
 
 /** Problems with the local provider-side pieces (liqo-proxy Deployment, IP api-server-proxy). */
-function providerPieces(inv: Inventory, where: string): { problems: string[]; evidence: string[] } {
+function providerPieces(inv: Objects, where: string): { problems: string[]; evidence: string[] } {
   const problems: string[] = [];
   const evidence: string[] = [];
   if (!inv.tryItems("deployments")) evidence.push(`${where}: Deployments unreadable`);
@@ -52,10 +54,10 @@ function providerPieces(inv: Inventory, where: string): { problems: string[]; ev
   return { problems, evidence };
 }
 
-function api02Provider(ctx: CheckContext, tenant: K8sObject): Outcome {
+function api02Provider(ctx: CheckContext, tenant: Tenant): Outcome {
   const { problems, evidence } = providerPieces(ctx.cluster.inv, ctx.cluster.name);
   evidence.unshift(
-    `Tenant ${tenant.metadata.namespace}/${tenant.metadata.name} spec.proxyURL ${tenant.spec.proxyURL}`,
+    `Tenant ${tenant.metadata.namespace}/${tenant.metadata.name} spec.proxyURL ${tenant.spec?.proxyURL}`,
   );
   const lns = liqoNs(ctx);
   if (problems.length) {

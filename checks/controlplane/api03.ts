@@ -4,8 +4,7 @@
  * FACTS §2.10).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
-import { formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { tryParseCertificate } from "../../probes/x509.ts";
 import { liqoNs, peerId, tenantNs } from "./shared.ts";
 
@@ -55,9 +54,11 @@ function run(ctx: CheckContext): Outcome {
   const inv = ctx.cluster.inv;
   const id = peerId(ctx);
   const now = ctx.cluster.now;
-  const byPeer = (kind: "identities" | "tenants" | "resourceslices"): K8sObject[] | null =>
-    inv.tryItems(kind)?.filter((o) => o.metadata.labels?.[REMOTE_ID_LABEL] === id) ?? null;
-  const identities = byPeer("identities"), tenants = byPeer("tenants"), slices = byPeer("resourceslices");
+  const byPeer = <T extends Named>(list: readonly T[] | null): T[] | null =>
+    list?.filter((o) => o.metadata.labels?.[REMOTE_ID_LABEL] === id) ?? null;
+  const identities = byPeer(inv.tryItems("identities")),
+    tenants = byPeer(inv.tryItems("tenants")),
+    slices = byPeer(inv.tryItems("resourceslices"));
   if (identities === null && tenants === null && slices === null) {
     return { status: "unknown", summary: "Identities, Tenants and ResourceSlices are all unreadable" };
   }
@@ -87,8 +88,7 @@ function run(ctx: CheckContext): Outcome {
     if (v) verdicts.push(v);
   }
   for (const s of slices ?? []) {
-    // deno-lint-ignore no-explicit-any
-    for (const c of (s.status?.conditions ?? []) as any[]) {
+    for (const c of s.status?.conditions ?? []) {
       if (c?.status === "Denied") {
         fails.push(
           `ResourceSlice ${s.metadata.namespace}/${s.metadata.name}: ${c.type}=Denied${

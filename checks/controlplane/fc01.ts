@@ -5,6 +5,7 @@
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import type { Condition } from "../../liqo/views/meta.ts";
 import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
 
 const HEALTHY = new Set(["Ready", "Established"]);
@@ -22,11 +23,10 @@ const POINTERS: Readonly<Record<string, string>> = {
 
 interface ModuleFinding {
   module: string;
-  // deno-lint-ignore no-explicit-any
-  condition: any;
+  condition: Condition;
 }
 
-function authRemediation(ctx: CheckContext, type: string): string {
+function authRemediation(ctx: CheckContext, type: string | undefined): string {
   const ns = tenantNs(ctx), id = peerId(ctx), lns = liqoNs(ctx);
   if (type === "AuthTenantStatus") {
     return [
@@ -57,18 +57,17 @@ function run(ctx: CheckContext): Outcome {
   const evidence = [`peering age ${formatAge(peeringAge)}, role ${fc.status?.role ?? "Unknown"}`];
   const authBad: ModuleFinding[] = [];
   const otherBad: ModuleFinding[] = [];
-  for (const module of ["authentication", "networking", "offloading"]) {
+  for (const module of ["authentication", "networking", "offloading"] as const) {
     const m = modules[module];
     if (!m?.enabled) {
       evidence.push(`${module}: disabled`);
       continue;
     }
-    // deno-lint-ignore no-explicit-any
-    const conds: any[] = Array.isArray(m.conditions) ? m.conditions : [];
+    const conds = m.conditions ?? [];
     if (conds.length === 0) evidence.push(`${module}: enabled, no conditions yet`);
     for (const c of conds) {
       evidence.push(`${module}: ${describeCondition(c, now)}`);
-      if (HEALTHY.has(c?.status)) continue;
+      if (HEALTHY.has(c.status ?? "")) continue;
       (module === "authentication" ? authBad : otherBad).push({ module, condition: c });
     }
   }
@@ -86,7 +85,7 @@ function run(ctx: CheckContext): Outcome {
   if (otherBad.length > 0) {
     const pointers = otherBad.map((f) =>
       `${describeCondition(f.condition, now)} → see ${
-        POINTERS[f.condition?.type] ?? "the " + f.module + " checks"
+        POINTERS[f.condition.type ?? ""] ?? "the " + f.module + " checks"
       }`
     );
     return {

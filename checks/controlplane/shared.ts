@@ -4,6 +4,7 @@
  */
 import type { CheckContext } from "../types.ts";
 import { ageMs, formatAge, liqoNamespaceOf } from "../../liqo/lookups.ts";
+import type { Condition } from "../../liqo/views/meta.ts";
 
 /** Remote cluster ID of the checked peer ("unknown" outside a per-peer run). */
 export function peerId(ctx: CheckContext): string {
@@ -21,8 +22,7 @@ export function liqoNs(ctx: CheckContext): string {
 }
 
 /** "Type=Status (Reason) for 12m" for one condition. */
-// deno-lint-ignore no-explicit-any
-export function describeCondition(c: any, now: Date): string {
+export function describeCondition(c: Condition, now: Date): string {
   const since = ageMs(now, c?.lastTransitionTime);
   return `${c?.type ?? "?"}=${c?.status ?? "?"}${c?.reason ? ` (${c.reason})` : ""} for ${formatAge(since)}`;
 }

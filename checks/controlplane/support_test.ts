@@ -61,10 +61,16 @@ export async function overlay(base: "rome" | "milan", scenario: string): Promise
   return objs;
 }
 
-// deno-lint-ignore no-explicit-any
-export function fcCondition(objs: K8sObject[], fcName: string, module: string | null, type: string): any {
+/** A ForeignCluster condition (module condition, or top-level when `module` is null), to edit in place. */
+export function fcCondition(
+  objs: K8sObject[],
+  fcName: string,
+  module: string | null,
+  type: string,
+): Record<string, unknown> {
   const fc = find(objs, "ForeignCluster", fcName);
-  // deno-lint-ignore no-explicit-any
-  const list: any[] = module ? fc.status.modules[module].conditions : fc.status.conditions;
-  return list.find((c) => c.type === type);
+  const list: Record<string, unknown>[] = module
+    ? fc.status.modules[module].conditions
+    : fc.status.conditions;
+  return list.find((c) => c.type === type)!;
 }

@@ -4,13 +4,14 @@
  * FACTS §4.1).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { DaemonSet, Deployment, Pod } from "../../liqo/views/core.ts";
 import {
   containerSummaries,
   controllerManager,
   controllerManagerArg,
   liqoVersionOf,
+  type Named,
   networkingEnabled,
 } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
@@ -18,7 +19,7 @@ import { liqoNs } from "./shared.ts";
 const NAME_LABEL = "app.kubernetes.io/name";
 
 /** True when every matchLabels entry of a workload selects the pod. */
-function selects(workload: K8sObject, pod: K8sObject): boolean {
+function selects(workload: Deployment | DaemonSet, pod: Pod): boolean {
   const match: Record<string, string> = workload.spec?.selector?.matchLabels ?? {};
   const keys = Object.keys(match);
   if (keys.length === 0) return false;
@@ -26,7 +27,7 @@ function selects(workload: K8sObject, pod: K8sObject): boolean {
 }
 
 /** Pods of a Deployment or DaemonSet (same namespace, selector match). */
-function podsOf(inv: Inventory, workload: K8sObject): K8sObject[] {
+function podsOf(inv: Objects, workload: Deployment | DaemonSet): Pod[] {
   return (inv.tryItems("pods") ?? []).filter((p) =>
     p.metadata.namespace === workload.metadata.namespace && selects(workload, p)
   );
@@ -43,11 +44,10 @@ const BAD_WAITING = new Set([
 ]);
 
 /** True when a pod is visibly broken (crash loop, image pull failure, failed phase). */
-function podBroken(pod: K8sObject): boolean {
+function podBroken(pod: Pod): boolean {
   if (pod.status?.phase === "Failed") return true;
-  // deno-lint-ignore no-explicit-any
-  const statuses: any[] = pod.status?.containerStatuses ?? [];
-  return statuses.some((s) => BAD_WAITING.has(s?.state?.waiting?.reason));
+  const statuses = pod.status?.containerStatuses ?? [];
+  return statuses.some((s) => BAD_WAITING.has(s?.state?.waiting?.reason ?? ""));
 }
 
 interface ExpectedWorkload {
@@ -58,7 +58,7 @@ interface ExpectedWorkload {
   container: string;
 }
 
-function expectedWorkloads(inv: Inventory): ExpectedWorkload[] {
+function expectedWorkloads(inv: Objects): ExpectedWorkload[] {
   const net = networkingEnabled(inv);
   const ipamServer = controllerManagerArg(inv, "ipam-server");
   const externalIpam = ipamServer !== null && ipamServer !== "" && !/^liqo-ipam[.:]/.test(ipamServer);
@@ -93,27 +93,38 @@ function expectedWorkloads(inv: Inventory): ExpectedWorkload[] {
   ];
 }
 
-function findWorkload(inv: Inventory, ns: string, w: ExpectedWorkload): K8sObject | undefined {
-  const list = inv.items(w.kind === "Deployment" ? "deployments" : "daemonsets")
-    .filter((o) => o.metadata.namespace === ns);
-  return list.find((o) => o.metadata.labels?.[NAME_LABEL] === w.name) ??
-    list.find((o) => o.metadata.name === `liqo-${w.name}`);
+/** A found workload, tagged with its kind. */
+type Workload = { kind: "Deployment"; obj: Deployment } | { kind: "DaemonSet"; obj: DaemonSet };
+
+function findWorkload(inv: Objects, ns: string, w: ExpectedWorkload): Workload | undefined {
+  const pick = <T extends Named>(all: readonly T[]): T | undefined => {
+    const list = all.filter((o) => o.metadata.namespace === ns);
+    return list.find((o) => o.metadata.labels?.[NAME_LABEL] === w.name) ??
+      list.find((o) => o.metadata.name === `liqo-${w.name}`);
+  };
+  if (w.kind === "Deployment") {
+    const obj = pick(inv.items("deployments"));
+    return obj && { kind: "Deployment", obj };
+  }
+  const obj = pick(inv.items("daemonsets"));
+  return obj && { kind: "DaemonSet", obj };
 }
 
 interface WorkloadHealth {
   healthy: boolean;
   line: string;
   details: string[];
-  pods: K8sObject[];
+  pods: Pod[];
 }
 
-function workloadHealth(inv: Inventory, obj: K8sObject, kind: "Deployment" | "DaemonSet"): WorkloadHealth {
-  const desired: number = kind === "Deployment"
-    ? (obj.spec?.replicas ?? 1)
-    : (obj.status?.desiredNumberScheduled ?? 0);
-  const ready: number = kind === "Deployment"
-    ? (obj.status?.readyReplicas ?? 0)
-    : (obj.status?.numberReady ?? 0);
+function workloadHealth(inv: Objects, w: Workload): WorkloadHealth {
+  const { kind, obj } = w;
+  const desired: number = w.kind === "Deployment"
+    ? (w.obj.spec?.replicas ?? 1)
+    : (w.obj.status?.desiredNumberScheduled ?? 0);
+  const ready: number = w.kind === "Deployment"
+    ? (w.obj.status?.readyReplicas ?? 0)
+    : (w.obj.status?.numberReady ?? 0);
   const pods = podsOf(inv, obj);
   const summaries = pods.map((p) => ({ pod: p, containers: containerSummaries(p) }));
   const restarts = summaries.reduce((n, s) => n + s.containers.reduce((m, c) => m + c.restarts, 0), 0);
@@ -187,8 +198,8 @@ function run(ctx: CheckContext): Outcome {
   const notes: string[] = [];
   const remediation: string[] = [];
   for (const w of expectedWorkloads(inv)) {
-    const obj = findWorkload(inv, ns, w);
-    if (!obj) {
+    const found = findWorkload(inv, ns, w);
+    if (!found) {
       if (w.optionalBecause) notes.push(`liqo-${w.name} not present: ${w.optionalBecause}`);
       else {
         bad.push(`${ns}/liqo-${w.name} (${w.kind}): missing`);
@@ -198,7 +209,8 @@ function run(ctx: CheckContext): Outcome {
       }
       continue;
     }
-    const h = workloadHealth(inv, obj, w.kind);
+    const h = workloadHealth(inv, found);
+    const obj = found.obj;
     if (h.healthy) {
       good.push(h.line);
       continue;

@@ -3,7 +3,7 @@
  * peer's gateway pods run the version of their controller-manager (CHECKS.md ENV-02, FACTS §5).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
 import { controllerManager, gatewayOf, gatewayPods, imageTag, liqoVersionOf } from "../../liqo/lookups.ts";
 
 /** "v1.2.3" → [1, 2, 3]; null when not a release version (e.g. a CI commit SHA). */
@@ -13,20 +13,18 @@ export function parseSemver(v: string | null | undefined): [number, number, numb
 }
 
 /** Gateway container image tags of the peer's gateway pods on one cluster. */
-function gatewayTags(inv: Inventory, peerId: string): { pod: string; tags: string[] } | null {
+function gatewayTags(inv: Objects, peerId: string): { pod: string; tags: string[] } | null {
   const gw = gatewayOf(inv, peerId);
   if (!gw || !inv.tryItems("pods")) return null;
   const pod = gatewayPods(inv, gw).find((p) => !p.metadata.deletionTimestamp);
   if (!pod) return null;
-  // deno-lint-ignore no-explicit-any
-  const containers: any[] = pod.spec?.containers ?? [];
+  const containers = pod.spec?.containers ?? [];
   const tags = containers.map((c) => imageTag(c?.image)).filter((t): t is string => t !== null);
   return { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, tags: [...new Set(tags)] };
 }
 
-function cmImage(inv: Inventory): string {
-  // deno-lint-ignore no-explicit-any
-  const containers: any[] = controllerManager(inv)?.spec?.template?.spec?.containers ?? [];
+function cmImage(inv: Objects): string {
+  const containers = controllerManager(inv)?.spec?.template?.spec?.containers ?? [];
   const c = containers.find((x) => x?.name === "controller-manager") ?? containers[0];
   return c?.image ?? "no image";
 }

@@ -4,30 +4,33 @@
  * peer marked permanently unreachable (CHECKS.md ENV-04, FACTS §2.1, §3).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { Namespace } from "../../liqo/views/core.ts";
 import { KINDS } from "../../kube/kinds.ts";
-import { ageMs, formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { ageMs, formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 
 const STUCK_MS = 5 * 60 * 1000;
 const UNREACHABLE_ANNOTATION = "liqo.io/foreign-cluster-permanently-unreachable";
 
-function finalizersOf(o: K8sObject): string[] {
+/** What a deletion is judged on: metadata, and for a Namespace its `spec.finalizers`. */
+type Deletable = Named & { readonly kind?: string; readonly spec?: Readonly<Record<string, unknown>> | null };
+
+function finalizersOf(o: Deletable): string[] {
   const meta = o.metadata.finalizers ?? [];
-  const spec: string[] = o.kind === "Namespace" ? (o.spec?.finalizers ?? []) : [];
+  const specFinalizers = o.kind === "Namespace" ? o.spec?.finalizers : undefined;
+  const spec: string[] = Array.isArray(specFinalizers) ? specFinalizers.map(String) : [];
   return [...meta, ...spec];
 }
 
 /** Namespace status conditions that name what blocks its deletion. */
-function namespaceBlockers(ns: K8sObject): string[] {
-  // deno-lint-ignore no-explicit-any
-  const conds: any[] = ns.status?.conditions ?? [];
+function namespaceBlockers(ns: Namespace): string[] {
+  const conds = ns.status?.conditions ?? [];
   return conds
     .filter((c) => c?.status === "True" && /Remaining|Failure/.test(String(c?.type)) && c?.message)
     .map((c) => `    ${c.type}: ${c.message}`);
 }
 
-function stuckLine(o: K8sObject, now: Date, what: string): string | null {
+function stuckLine(o: Deletable, now: Date, what: string): string | null {
   const age = ageMs(now, o.metadata.deletionTimestamp);
   if (age === null || age < STUCK_MS) return null;
   const fins = finalizersOf(o);
@@ -54,7 +57,7 @@ const LEFTOVER_KINDS = [
 
 /** Objects with finalizers inside a namespace, among the Liqo kinds this run has read. */
 function leftovers(
-  inv: Inventory,
+  inv: Objects,
   ns: string,
 ): { kind: string; resource: string; name: string; finalizers: string[] }[] {
   const out: { kind: string; resource: string; name: string; finalizers: string[] }[] = [];
@@ -73,7 +76,7 @@ function leftovers(
   return out;
 }
 
-function orphanGateways(inv: Inventory, tenantNs: readonly K8sObject[], fixes: string[]): string[] {
+function orphanGateways(inv: Objects, tenantNs: readonly Namespace[], fixes: string[]): string[] {
   const deps = inv.tryItems("deployments");
   const servers = inv.tryItems("gatewayservers");
   const clients = inv.tryItems("gatewayclients");

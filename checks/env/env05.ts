@@ -3,7 +3,7 @@
  * fabric refuse to start (CHECKS.md ENV-05, FACTS §4.2, §4.3).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
 import {
   containerSummaries,
   controllerManager,
@@ -26,7 +26,7 @@ function kernelBelowMin(k: [number, number, number]): boolean {
 }
 
 /** Liqo pods (fabric, gateways) on a node whose containers refused the kernel. */
-function kernelRefusals(inv: Inventory, node: string): string[] {
+function kernelRefusals(inv: Objects, node: string): string[] {
   const out: string[] = [];
   for (const p of inv.tryItems("pods") ?? []) {
     if (p.spec?.nodeName !== node) continue;

@@ -3,14 +3,14 @@
  * applies to the current configuration (CHECKS.md ENV-06, FACTS §7).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { IP } from "../../liqo/views/ipam.ts";
 import { controllerManager, isVirtualNode, networkingEnabled, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
 
 type Platform = "openshift" | "aks" | "eks" | "gke" | "k3s" | null;
 
-function detectPlatform(inv: Inventory): { platform: Platform; evidence: string } {
+function detectPlatform(inv: Objects): { platform: Platform; evidence: string } {
   const nodes = inv.items("nodes").filter((n) => !isVirtualNode(n));
   for (const n of nodes) {
     const l = n.metadata.labels ?? {};
@@ -51,14 +51,14 @@ function detectPlatform(inv: Inventory): { platform: Platform; evidence: string 
 }
 
 /** Namespaces offloaded from this cluster (they hold a NamespaceOffloading). */
-function offloadedNamespaces(inv: Inventory): string[] {
+function offloadedNamespaces(inv: Objects): string[] {
   return [
     ...new Set((inv.tryItems("namespaceoffloadings") ?? []).map((o) => o.metadata.namespace ?? "")),
   ].filter((n) => n);
 }
 
 /** User-created IPs (external IP remapping), i.e. not one of those Liqo creates itself (FACTS §2.9). */
-function userIps(inv: Inventory): K8sObject[] {
+function userIps(inv: Objects): IP[] {
   return (inv.tryItems("ips") ?? []).filter((ip) => {
     const l = ip.metadata.labels ?? {};
     return !l["ipam.liqo.io/ip-type"] && !l["liqo.io/shadowPod"] && !l[REMOTE_ID_LABEL] &&
@@ -109,7 +109,7 @@ function run(ctx: CheckContext): Outcome {
         ? []
         : (inv.tryItems("services") ?? []).filter((s) =>
           offloaded.includes(s.metadata.namespace ?? "") &&
-          ["NodePort", "LoadBalancer"].includes(s.spec?.type)
+          ["NodePort", "LoadBalancer"].includes(s.spec?.type ?? "")
         );
       if (!dpv2 || exposed.length === 0) {
         return {

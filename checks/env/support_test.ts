@@ -5,7 +5,7 @@
  */
 import type { CheckDef, Outcome } from "../types.ts";
 import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
-import { contextOf, find, inventoryOf, peersOf, viewOf } from "../../tests/support/fixtures.ts";
+import { contextOf, find, inventoryOf, type Loose, peersOf, viewOf } from "../../tests/support/fixtures.ts";
 
 /** Runs the check `id` (one of the given definitions) over objects, with an optional remote cluster. */
 export type Run = (
@@ -36,7 +36,7 @@ export function setCm(objects: K8sObject[], mutate: (args: string[]) => string[]
   c.args = mutate(c.args);
 }
 
-export function crashLoop(pod: K8sObject, message?: string): void {
+export function crashLoop(pod: Loose, message?: string): void {
   const cs = pod.status.containerStatuses[0];
   cs.ready = false;
   cs.restartCount = 9;

@@ -3,33 +3,32 @@
  * for each node without one it says why (untolerated taint, nodeSelector, Pending reason, crash).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { DaemonSet, Node, Pod } from "../../liqo/views/core.ts";
+import type { Taint, Toleration } from "../../liqo/views/meta.ts";
 import {
   conditionOf,
   containerSummaries,
   isVirtualNode,
+  type Named,
+  networkingEnabled,
   nodeReady,
   warningEventsFor,
 } from "../../liqo/lookups.ts";
-import { controllerManagerFlag } from "../../liqo/args.ts";
 import { FABRIC_NAME_LABEL, fabricPods } from "./shared.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
 /** The liqo-fabric DaemonSet (label app.kubernetes.io/name=fabric in the Liqo namespace), if any. */
-export function fabricDaemonSet(inv: Inventory, liqoNs: string | null): K8sObject | null {
+export function fabricDaemonSet(inv: Objects, liqoNs: string | null): DaemonSet | null {
   const dss = inv.items("daemonsets").filter((d) => liqoNs === null || d.metadata.namespace === liqoNs);
   return dss.find((d) => d.metadata.labels?.[FABRIC_NAME_LABEL] === "fabric") ??
     dss.find((d) => d.metadata.name === "liqo-fabric") ?? null;
 }
 
-const podReady = (p: K8sObject): boolean =>
+const podReady = (p: Pod): boolean =>
   p.status?.phase === "Running" && conditionOf(p, "Ready")?.status === "True";
 
 /** True when a toleration tolerates a taint (Kubernetes semantics). */
-export function tolerates(tol: Any, taint: Any): boolean {
+export function tolerates(tol: Toleration | null | undefined, taint: Taint | null | undefined): boolean {
   if (tol?.effect && tol.effect !== taint?.effect) return false;
   if (tol?.operator === "Exists") return !tol.key || tol.key === taint?.key;
   return tol?.key === taint?.key && (tol?.value ?? "") === (taint?.value ?? "");
@@ -38,9 +37,9 @@ export function tolerates(tol: Any, taint: Any): boolean {
 /** DaemonSet pods tolerate node.kubernetes.io/* condition taints automatically. */
 const AUTO_TOLERATED = /^node\.kubernetes\.io\//;
 
-function untoleratedTaints(ds: K8sObject, node: K8sObject): string[] {
-  const tols: Any[] = ds.spec?.template?.spec?.tolerations ?? [];
-  return ((node.spec?.taints ?? []) as Any[])
+function untoleratedTaints(ds: DaemonSet, node: Node): string[] {
+  const tols = ds.spec?.template?.spec?.tolerations ?? [];
+  return (node.spec?.taints ?? [])
     .filter((t) =>
       (t?.effect === "NoSchedule" || t?.effect === "NoExecute") && !AUTO_TOLERATED.test(t?.key ?? "")
     )
@@ -48,7 +47,7 @@ function untoleratedTaints(ds: K8sObject, node: K8sObject): string[] {
     .map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`);
 }
 
-function whyNoFabric(ds: K8sObject, node: K8sObject, pods: K8sObject[]): string {
+function whyNoFabric(ds: DaemonSet, node: Node, pods: Pod[]): string {
   const name = node.metadata.name;
   if (pods.length === 0) {
     const taints = untoleratedTaints(ds, node);
@@ -84,7 +83,7 @@ function whyNoFabric(ds: K8sObject, node: K8sObject, pods: K8sObject[]): string 
 }
 
 /** Warning events of a fabric pod or the DaemonSet, as indented evidence lines. */
-function fabricEvents(ctx: CheckContext, kind: string, o: K8sObject): string[] {
+function fabricEvents(ctx: CheckContext, kind: string, o: Named): string[] {
   return warningEventsFor(ctx.cluster.inv, kind, o.metadata.namespace, o.metadata.name, ctx.cluster.now)
     .map((l) =>
       `  event ${kind === "Pod" ? `pod ${o.metadata.name}` : `daemonset ${o.metadata.name}`}: ${l}`
@@ -96,7 +95,7 @@ function run(ctx: CheckContext): Outcome {
   if (!liqoNamespace) return { status: "skip", summary: "Liqo namespace not found (ENV-01)" };
   const ds = fabricDaemonSet(inv, liqoNamespace);
   if (!ds) {
-    if (controllerManagerFlag(inv, "networking-enabled") === "false") {
+    if (!networkingEnabled(inv)) {
       return { status: "skip", summary: "networking module disabled (--networking-enabled=false)" };
     }
     return {
@@ -109,13 +108,13 @@ function run(ctx: CheckContext): Outcome {
   }
   const pods = fabricPods(inv, liqoNamespace);
   const nodes = inv.items("nodes").filter((n) => !isVirtualNode(n));
-  const st = ds.status ?? {};
+  const st = ds.status;
   const evidence = [
-    `DaemonSet ${liqoNamespace}/${ds.metadata.name}: desired ${st.desiredNumberScheduled ?? "?"}, ready ${
-      st.numberReady ?? "?"
+    `DaemonSet ${liqoNamespace}/${ds.metadata.name}: desired ${st?.desiredNumberScheduled ?? "?"}, ready ${
+      st?.numberReady ?? "?"
     }, non-virtual nodes ${nodes.length}`,
   ];
-  const problems: { line: string; nodeDown: boolean; node: string; pod: K8sObject | null }[] = [];
+  const problems: { line: string; nodeDown: boolean; node: string; pod: Pod | null }[] = [];
   for (const node of nodes) {
     const mine = pods.filter((p) => p.spec?.nodeName === node.metadata.name);
     if (mine.some(podReady)) continue;

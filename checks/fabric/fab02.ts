@@ -4,14 +4,14 @@
  * InternalNode with its addresses and a GeneveTunnel.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { InternalFabric } from "../../liqo/views/networking.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { FABRIC_NAME_LABEL, noGatewaySkip } from "./shared.ts";
 
 function nodeWiring(
-  inv: Inventory,
-  fabric: K8sObject | null,
+  inv: Objects,
+  fabric: InternalFabric | null,
   gwNode: string | undefined,
   evidence: string[],
 ): string[] {

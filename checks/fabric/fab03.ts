@@ -3,7 +3,7 @@
  * address, so the nodes' overlay tunnels reach the gateway (passive: policies are evaluated, not probed).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
 import {
   activeGatewayPod,
   gatewayOf,
@@ -13,21 +13,18 @@ import {
 } from "../../liqo/lookups.ts";
 import { describePolicy, ingressPoliciesFor, policiesAdmit } from "../../liqo/policies.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
 const GENEVE_PORT = 6091;
 
-function nodeSources(inv: Inventory): string[] {
+function nodeSources(inv: Objects): string[] {
   const out = new Set<string>();
   for (const n of inv.items("internalnodes")) {
-    for (const k of ["local", "remote"]) {
+    for (const k of ["local", "remote"] as const) {
       const v = n.status?.nodeIP?.[k];
       if (typeof v === "string" && v) out.add(v);
     }
   }
   for (const n of inv.items("nodes").filter((x) => !isVirtualNode(x))) {
-    for (const a of (n.status?.addresses ?? []) as Any[]) {
+    for (const a of n.status?.addresses ?? []) {
       if (a?.type === "InternalIP" && a.address) out.add(a.address);
     }
   }
@@ -61,7 +58,7 @@ function run(ctx: CheckContext): Outcome {
       blocked.join(", ")
     } (InternalNode status.nodeIP / node InternalIPs)`,
   );
-  const denyAll = policies.every((p) => ((p.spec?.ingress ?? []) as Any[]).length === 0);
+  const denyAll = policies.every((p) => (p.spec?.ingress ?? []).length === 0);
   const names = policies.map((p) => p.metadata.name).join(", ");
   return {
     status: denyAll ? "fail" : "warn",

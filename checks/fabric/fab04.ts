@@ -4,25 +4,29 @@
  * peer's active gateway pod, by the objects' category/subcategory/unique labels (FACTS §2.8).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
-import { activeGatewayPod, ageMs, formatAge, gatewayOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { Pod } from "../../liqo/views/core.ts";
+import {
+  activeGatewayPod,
+  ageMs,
+  formatAge,
+  gatewayOf,
+  type Named,
+  REMOTE_ID_LABEL,
+} from "../../liqo/lookups.ts";
 import { fabricPods, noGatewaySkip } from "./shared.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
 interface Applier {
-  pod: K8sObject;
+  pod: Pod;
   kind: "fabric" | "gateway";
 }
 
-function labelOf(o: K8sObject, kind: "route" | "firewall", key: string): string | undefined {
+function labelOf(o: Named, kind: "route" | "firewall", key: string): string | undefined {
   return o.metadata.labels?.[`networking.liqo.io/${kind}-${key}`];
 }
 
 /** Tenant namespaces of other peers (objects there concern another peer). */
-function otherTenantNamespaces(inv: Inventory, peerId: string): Set<string> {
+function otherTenantNamespaces(inv: Objects, peerId: string): Set<string> {
   return new Set(
     (inv.tryItems("namespaces") ?? []).filter((n) =>
       n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" &&
@@ -32,11 +36,11 @@ function otherTenantNamespaces(inv: Inventory, peerId: string): Set<string> {
 }
 
 function requiredAppliers(
-  o: K8sObject,
+  o: Named,
   kind: "route" | "firewall",
   peerId: string,
-  fabric: K8sObject[],
-  gwPod: K8sObject | null,
+  fabric: Pod[],
+  gwPod: Pod | null,
 ): Applier[] | null {
   const category = labelOf(o, kind, "category");
   const sub = labelOf(o, kind, "subcategory");
@@ -75,7 +79,7 @@ function run(ctx: CheckContext): Outcome {
       if (o.metadata.namespace && others.has(o.metadata.namespace)) continue;
       const appliers = requiredAppliers(o, kind, peerId, fabric, gwPod);
       if (!appliers) continue;
-      const conds: Any[] = o.status?.conditions ?? [];
+      const conds = o.status?.conditions ?? [];
       const label = `${
         kind === "route" ? "RouteConfiguration" : "FirewallConfiguration"
       } ${o.metadata.namespace}/${o.metadata.name}`;

@@ -3,15 +3,15 @@
  * of a peer without a gateway (FAB-02, FAB-04).
  */
 import type { CheckContext, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { Pod } from "../../liqo/views/core.ts";
 import { networkingDisabled } from "../common/gateway.ts";
 
 /** Label selecting the liqo-fabric DaemonSet and its pods (value `fabric`). */
 export const FABRIC_NAME_LABEL = "app.kubernetes.io/name";
 
 /** Fabric pods (not being deleted), by the DaemonSet's selector labels. */
-export function fabricPods(inv: Inventory, liqoNs: string | null): K8sObject[] {
+export function fabricPods(inv: Objects, liqoNs: string | null): Pod[] {
   return inv.items("pods").filter((p) =>
     (liqoNs === null || p.metadata.namespace === liqoNs) &&
     p.metadata.labels?.[FABRIC_NAME_LABEL] === "fabric" &&

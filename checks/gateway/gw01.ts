@@ -3,7 +3,7 @@
  * gw-<name> has a pod, and the gateway, wireguard and geneve containers are running (FACTS §4.2).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Pod } from "../../liqo/views/core.ts";
 import {
   activeGatewayPod,
   ageMs,
@@ -16,7 +16,8 @@ import {
   REMOTE_ID_LABEL,
 } from "../../liqo/lookups.ts";
 import { gatewayDeployment, networkingDisabled } from "../common/gateway.ts";
-import { eventLines, k } from "./shared.ts";
+import { eventLines } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** The three containers of a gateway pod (FACTS §4.2). */
 const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
@@ -33,14 +34,14 @@ function run(ctx: CheckContext): Outcome {
     `${gw.role === "server" ? "GatewayServer" : "GatewayClient"} ${gw.namespace}/${gw.name}`,
   ];
   const dep = gatewayDeployment(ctx, gw);
-  const logs = `${k(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard --previous`;
+  const logs = `${kubectlIn(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard --previous`;
   if (!dep) {
     return {
       status: "fail",
       summary: `gateway Deployment ${gw.namespace}/${gw.workloadName} is missing`,
       evidence: [...evidence, `no Deployment ${gw.workloadName} in ${gw.namespace}`],
       remediation:
-        `${k(gw.namespace)} get wg${
+        `${kubectlIn(gw.namespace)} get wg${
           gw.role === "server" ? "gatewayserver" : "gatewayclient"
         } ${gw.name} -o yaml\n` +
         `kubectl -n ${
@@ -56,7 +57,7 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `gateway Deployment ${gw.workloadName} is scaled to 0 replicas`,
       evidence,
-      remediation: `${k(gw.namespace)} scale deploy/${gw.workloadName} --replicas=1`,
+      remediation: `${kubectlIn(gw.namespace)} scale deploy/${gw.workloadName} --replicas=1`,
     };
   }
   const pods = gatewayPods(ctx.cluster.inv, gw).filter((p) => !p.metadata.deletionTimestamp);
@@ -69,8 +70,8 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `no pod for gateway Deployment ${gw.workloadName} (${ready}/${desired} ready)`,
       evidence,
-      remediation: `${k(gw.namespace)} describe deploy/${gw.workloadName}\n` +
-        `${k(gw.namespace)} get events --field-selector involvedObject.kind=ReplicaSet`,
+      remediation: `${kubectlIn(gw.namespace)} describe deploy/${gw.workloadName}\n` +
+        `${kubectlIn(gw.namespace)} get events --field-selector involvedObject.kind=ReplicaSet`,
     };
   }
   const active = activeGatewayPod(ctx.cluster.inv, gw);
@@ -80,7 +81,7 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `gateway pod ${p.metadata.name} is not running (${podPhaseText(p)})`,
       evidence,
-      remediation: `${k(gw.namespace)} describe pod ${p.metadata.name}\n${logs}`,
+      remediation: `${kubectlIn(gw.namespace)} describe pod ${p.metadata.name}\n${logs}`,
     };
   }
   const summaries = containerSummaries(active);
@@ -94,8 +95,9 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `gateway pod ${active.metadata.name}: container ${down.join(", ")} not running (${why})`,
       evidence,
-      remediation: `${k(gw.namespace)} logs ${active.metadata.name} -c ${down[0]} --previous\n` +
-        `${k(gw.namespace)} describe pod ${active.metadata.name}` + kernelHint(first?.lastTermination ?? ""),
+      remediation: `${kubectlIn(gw.namespace)} logs ${active.metadata.name} -c ${down[0]} --previous\n` +
+        `${kubectlIn(gw.namespace)} describe pod ${active.metadata.name}` +
+        kernelHint(first?.lastTermination ?? ""),
     };
   }
   const recent = recentRestarts(ctx, active);
@@ -106,7 +108,7 @@ function run(ctx: CheckContext): Outcome {
         recent.join(", ")
       } restarted within the last hour`,
       evidence,
-      remediation: `${k(gw.namespace)} logs ${active.metadata.name} -c ${recent[0]} --previous`,
+      remediation: `${kubectlIn(gw.namespace)} logs ${active.metadata.name} -c ${recent[0]} --previous`,
     };
   }
   if (ready < desired) {
@@ -114,7 +116,7 @@ function run(ctx: CheckContext): Outcome {
       status: "warn",
       summary: `gateway ${active.metadata.name} running, but only ${ready}/${desired} replicas ready`,
       evidence,
-      remediation: `${k(gw.namespace)} describe deploy/${gw.workloadName}`,
+      remediation: `${kubectlIn(gw.namespace)} describe deploy/${gw.workloadName}`,
     };
   }
   return {
@@ -142,11 +144,11 @@ function noGateway(ctx: CheckContext, peerId: string): Outcome {
     remediation: `kubectl get gatewayservers,gatewayclients -A --show-labels\n` +
       `# re-create the network between the clusters (run on the consumer):\n` +
       `liqoctl network connect --remote-kubeconfig <peer kubeconfig>   # or: liqoctl peer …\n` +
-      `${k(ns)} get events`,
+      `${kubectlIn(ns)} get events`,
   };
 }
 
-function podPhaseText(p: K8sObject): string {
+function podPhaseText(p: Pod): string {
   const phase = p.status?.phase ?? "unknown phase";
   const sched = conditionOf(p, "PodScheduled");
   if (sched?.status === "False") return `${phase}, ${sched.reason ?? "not scheduled"}`;
@@ -154,7 +156,7 @@ function podPhaseText(p: K8sObject): string {
   return waiting ? `${phase}, ${waiting.name} ${waiting.state}` : phase;
 }
 
-function podEvidence(ctx: CheckContext, p: K8sObject): string[] {
+function podEvidence(ctx: CheckContext, p: Pod): string[] {
   const node = p.spec?.nodeName ? ` on ${p.spec.nodeName}` : "";
   const active = p.metadata.labels?.[GATEWAY_LABELS.active] === "true" ? ", active" : "";
   const out = [
@@ -183,11 +185,10 @@ function kernelHint(termination: string): string {
 }
 
 /** Containers of a pod whose last termination finished within the last hour. */
-function recentRestarts(ctx: CheckContext, pod: K8sObject): string[] {
-  // deno-lint-ignore no-explicit-any
-  const statuses: any[] = pod.status?.containerStatuses ?? [];
+function recentRestarts(ctx: CheckContext, pod: Pod): string[] {
+  const statuses = pod.status?.containerStatuses ?? [];
   return statuses.filter((s) => {
-    if (!(s?.restartCount > 0)) return false;
+    if (!((s.restartCount ?? 0) > 0)) return false;
     const age = ageMs(ctx.cluster.now, s.lastState?.terminated?.finishedAt);
     return age !== null && age < RECENT_RESTART_MS;
   }).map((s) => String(s.name));

@@ -1,7 +1,7 @@
 /** GW-01 gateway workload running. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { container, milan, MILAN_NS, MILAN_POD, run, text } from "./testing.ts";
+import { container, milan, MILAN_NS, MILAN_POD, run, text } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-01: wireguard CrashLoopBackOff fails with the termination message", async () => {
   const objs = await milan();

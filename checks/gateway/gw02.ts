@@ -4,7 +4,7 @@
  * shared with the peer, or a NAT mapping the peer dials).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Service, ServicePort } from "../../liqo/views/core.ts";
 import {
   activeGatewayPod,
   ageMs,
@@ -15,7 +15,8 @@ import {
 } from "../../liqo/lookups.ts";
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../../probes/cidr.ts";
 import { endpointOf } from "../../liqo/endpoints.ts";
-import { eventLines, gatewayService, k, serverOnly, servicePort } from "./shared.ts";
+import { eventLines, gatewayService, serverOnly, servicePort } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 interface NodeAddr {
   node: string;
@@ -27,9 +28,10 @@ function nodeAddresses(inv: CheckContext["cluster"]["inv"]): NodeAddr[] {
   const out: NodeAddr[] = [];
   for (const n of inv.items("nodes")) {
     if (isVirtualNode(n)) continue;
-    // deno-lint-ignore no-explicit-any
-    for (const a of (n.status?.addresses ?? []) as any[]) {
-      if (["ExternalIP", "ExternalDNS", "InternalIP", "InternalDNS"].includes(a?.type) && a?.address) {
+    for (const a of n.status?.addresses ?? []) {
+      if (
+        a.type && ["ExternalIP", "ExternalDNS", "InternalIP", "InternalDNS"].includes(a.type) && a.address
+      ) {
         out.push({ node: n.metadata.name, type: a.type, address: String(a.address) });
       }
     }
@@ -51,7 +53,7 @@ function run(ctx: CheckContext): Outcome {
         `GatewayServer ${gw.name}: spec.endpoint.serviceType ${wantType}`,
         `no Service ${gw.workloadName}`,
       ],
-      remediation: `${k(gw.namespace)} get wggatewayserver ${gw.name} -o yaml\n` +
+      remediation: `${kubectlIn(gw.namespace)} get wggatewayserver ${gw.name} -o yaml\n` +
         `kubectl -n ${
           ctx.cluster.liqoNamespace ?? "liqo"
         } logs deploy/liqo-controller-manager | grep ${gw.name}`,
@@ -80,9 +82,8 @@ function run(ctx: CheckContext): Outcome {
   };
 }
 
-function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: K8sObject, evidence: string[]): Outcome {
-  // deno-lint-ignore no-explicit-any
-  const ingress: any[] = svc.status?.loadBalancer?.ingress ?? [];
+function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: Service, evidence: string[]): Outcome {
+  const ingress = svc.status?.loadBalancer?.ingress ?? [];
   const addrs = ingress.map((i) => i?.ip ?? i?.hostname).filter((a) => a);
   if (addrs.length > 0) {
     evidence.push(`LoadBalancer ingress: ${addrs.join(", ")}`);
@@ -113,7 +114,7 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: K8sObject, evidence:
         `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort\n` +
         `# or keep a LoadBalancer of a kind that supports UDP (e.g. a network load balancer; see the provider's ` +
         `Service annotations)\n` +
-        `${k(gw.namespace)} describe svc ${svc.metadata.name}`,
+        `${kubectlIn(gw.namespace)} describe svc ${svc.metadata.name}`,
     };
   }
   return {
@@ -122,7 +123,9 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: K8sObject, evidence:
       `LoadBalancer Service ${svc.metadata.name} stuck <pending>: no external address for the gateway server`,
     evidence,
     remediation:
-      `${k(gw.namespace)} describe svc ${svc.metadata.name}   # events say why no address was assigned\n` +
+      `${
+        kubectlIn(gw.namespace)
+      } describe svc ${svc.metadata.name}   # events say why no address was assigned\n` +
       `# no LoadBalancer controller (bare metal, kind, k3s without servicelb): install one, e.g. MetalLB\n` +
       `# cloud load balancer without UDP support: use a NodePort and open UDP ${
         np ?? "<nodePort>"
@@ -141,8 +144,7 @@ function rejectsUdp(line: string): boolean {
 function nodePortExposure(
   ctx: CheckContext,
   gw: GatewayRef,
-  // deno-lint-ignore no-explicit-any
-  port: any,
+  port: ServicePort | undefined,
   evidence: string[],
 ): Outcome {
   const np = port?.nodePort;

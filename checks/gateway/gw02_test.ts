@@ -1,7 +1,7 @@
 /** GW-02 gateway server Service exposed. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { milan, MILAN_NS, rome, ROME_NS, run, text } from "./testing.ts";
+import { milan, MILAN_NS, rome, ROME_NS, run, text } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-02: client side skips; LoadBalancer pending fails with hints", async () => {
   assert.equal((await run("GW-02", await rome())).summary, "the gateway server runs on the peer");

@@ -4,22 +4,22 @@
  * cluster IPs.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Service } from "../../liqo/views/core.ts";
 import { activeGatewayPod, type GatewayRef, nodeReady } from "../../liqo/lookups.ts";
 import { type Endpoint, endpointOf, formatEndpoint, preferredNodeAddress } from "../../liqo/endpoints.ts";
-import { gatewayService, k, serverOnly, servicePort } from "./shared.ts";
+import { gatewayService, serverOnly, servicePort } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** What GatewayServer.status.endpoint should say given the Service (FACTS §2.3). */
 function expectedServerEndpoint(
   ctx: CheckContext,
   gw: GatewayRef,
-  svc: K8sObject,
+  svc: Service,
 ): { endpoint: Endpoint; note: string } | { skip: string } {
   const type = svc.spec?.type ?? "ClusterIP";
   const port = servicePort(svc, gw);
   if (type === "LoadBalancer") {
-    // deno-lint-ignore no-explicit-any
-    const ingress: any[] = svc.status?.loadBalancer?.ingress ?? [];
+    const ingress = svc.status?.loadBalancer?.ingress ?? [];
     const addresses: string[] = [];
     for (const i of ingress) {
       if (i?.ip) addresses.push(String(i.ip));
@@ -29,21 +29,19 @@ function expectedServerEndpoint(
   }
   if (type === "NodePort") {
     const active = activeGatewayPod(ctx.cluster.inv, gw);
-    if (!active?.spec?.nodeName) {
+    const nodeName = active?.spec?.nodeName;
+    if (!nodeName) {
       return { skip: "no running gateway pod, so no node address to advertise (see GW-01)" };
     }
-    const node = ctx.cluster.inv.items("nodes").find((n) => n.metadata.name === active.spec.nodeName);
+    const node = ctx.cluster.inv.items("nodes").find((n) => n.metadata.name === nodeName);
     const ready = node ? nodeReady(node) : false;
     const addr = node && ready ? preferredNodeAddress(node) ?? "" : "";
     return {
       endpoint: { addresses: [addr], port: port?.nodePort ?? null },
-      note: `address of node ${active.spec.nodeName}${ready ? "" : ' (NotReady → "")'} + nodePort`,
+      note: `address of node ${nodeName}${ready ? "" : ' (NotReady → "")'} + nodePort`,
     };
   }
-  // deno-lint-ignore no-explicit-any
-  const ips: string[] = ((svc.spec?.clusterIPs as any[] | undefined) ?? [svc.spec?.clusterIP]).filter((x) =>
-    x
-  )
+  const ips: string[] = (svc.spec?.clusterIPs ?? [svc.spec?.clusterIP]).filter((x) => x)
     .map(String);
   return { endpoint: { addresses: ips, port: port?.port ?? null }, note: "ClusterIP + service port" };
 }
@@ -83,7 +81,7 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `GatewayServer ${gw.name} advertises no endpoint (status.endpoint missing)`,
       evidence,
-      remediation: `${k(gw.namespace)} get gatewayserver ${gw.name} -o yaml\n${refresh}`,
+      remediation: `${kubectlIn(gw.namespace)} get gatewayserver ${gw.name} -o yaml\n${refresh}`,
     };
   }
   if (status.addresses[0] === "") {
@@ -92,7 +90,7 @@ function run(ctx: CheckContext): Outcome {
       summary:
         `GatewayServer ${gw.name} advertises an empty address: the node running the gateway is NotReady`,
       evidence,
-      remediation: `kubectl get nodes -o wide\n${k(gw.namespace)} get pods -o wide`,
+      remediation: `kubectl get nodes -o wide\n${kubectlIn(gw.namespace)} get pods -o wide`,
     };
   }
   const addrOk = sameSet(status.addresses, exp.endpoint.addresses);

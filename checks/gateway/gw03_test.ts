@@ -1,7 +1,7 @@
 /** GW-03 advertised endpoint matches the exposure. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { milan, MILAN_NS, run, text } from "./testing.ts";
+import { milan, MILAN_NS, run, text } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-03: stale LB address fails with both sides in evidence", async () => {
   const objs = await milan();

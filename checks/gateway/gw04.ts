@@ -8,7 +8,7 @@ import { gatewayOf, type GatewayRef, liqoNamespaceOf } from "../../liqo/lookups.
 import { isPrivate, parseIPv4 } from "../../probes/cidr.ts";
 import { containerArgs } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
-import { k } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 interface Side {
   cluster: string;
@@ -79,7 +79,7 @@ function run(ctx: CheckContext): Outcome {
   const fixClient =
     `# on ${client.cluster} (the client), point the GatewayClient at the server's endpoint:\n` +
     `${
-      k(client.gw.namespace)
+      kubectlIn(client.gw.namespace)
     } patch gatewayclient ${client.gw.name} --type merge -p '{"spec":{"endpoint":{"addresses":["${
       srv.addresses[0]
     }"],"port":${srv.port}}}}'\n` +
@@ -101,7 +101,7 @@ function run(ctx: CheckContext): Outcome {
       evidence,
       remediation:
         `# on ${client.cluster}: the gateway Deployment was not re-rendered from the GatewayClient\n` +
-        `${k(client.gw.namespace)} get wggatewayclient ${client.gw.name} -o yaml\n` +
+        `${kubectlIn(client.gw.namespace)} get wggatewayclient ${client.gw.name} -o yaml\n` +
         `kubectl -n ${
           liqoNamespaceOf(client.inv) ?? "liqo"
         } logs deploy/liqo-controller-manager | grep ${client.gw.name}`,

@@ -1,7 +1,7 @@
 /** GW-04 the client dials the server's endpoint (dual). */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { milan, MILAN_NS, rome, ROME_NS, run } from "./testing.ts";
+import { milan, MILAN_NS, rome, ROME_NS, run } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-04: stale client endpoint fails, NAT override warns, args drift fails", async () => {
   const m = await milan();

@@ -1,7 +1,7 @@
 /** GW-05 UDP probe of the gateway endpoint. */
 import assert from "node:assert/strict";
 import { scriptedProbes } from "../../tests/support/fixtures.ts";
-import { milan, rome, run, text } from "./testing.ts";
+import { milan, rome, run, text } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-05: probe outcomes", async () => {
   assert.equal((await run("GW-05", await rome())).summary, "network probes disabled (--no-network-probes)");

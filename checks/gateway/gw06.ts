@@ -5,7 +5,7 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { activeGatewayPod, ageMs, formatAge } from "../../liqo/lookups.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { k } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** GW-06 warns from this many restarts of one container. */
 const REPEATED_RESTARTS = 3;
@@ -32,8 +32,7 @@ function run(ctx: CheckContext): Outcome {
     `replicas: ${replicas}${replicas === 1 ? " (single replica, Liqo's default: no failover)" : ""}`,
   ];
   const problems: string[] = [];
-  // deno-lint-ignore no-explicit-any
-  for (const s of (pod.status?.containerStatuses ?? []) as any[]) {
+  for (const s of pod.status?.containerStatuses ?? []) {
     const restarts = s?.restartCount ?? 0;
     const term = s?.lastState?.terminated;
     const termAge = ageMs(ctx.cluster.now, term?.finishedAt);
@@ -57,9 +56,9 @@ function run(ctx: CheckContext): Outcome {
     status: "warn",
     summary: `gateway ${pod.metadata.name} unstable: ${problems.join("; ")}`,
     evidence,
-    remediation: `${k(gw.namespace)} describe pod ${pod.metadata.name}\n` +
-      `${k(gw.namespace)} logs ${pod.metadata.name} -c wireguard --previous\n` +
-      `${k(gw.namespace)} get events --sort-by=.lastTimestamp`,
+    remediation: `${kubectlIn(gw.namespace)} describe pod ${pod.metadata.name}\n` +
+      `${kubectlIn(gw.namespace)} logs ${pod.metadata.name} -c wireguard --previous\n` +
+      `${kubectlIn(gw.namespace)} get events --sort-by=.lastTimestamp`,
   };
 }
 

@@ -1,7 +1,7 @@
 /** GW-06 gateway stability. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { container, rome, ROME_NS, ROME_POD, run, text } from "./testing.ts";
+import { container, rome, ROME_NS, ROME_POD, run, text } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-06: repeated restarts and a recent re-creation warn; single replica noted", async () => {
   let objs = await rome();

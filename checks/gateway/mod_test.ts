@@ -1,6 +1,6 @@
 /** Layer-wide tests: every GATEWAY EXPOSURE check on healthy and on status-less objects. */
 import assert from "node:assert/strict";
-import { GATEWAY_CHECKS, milan, rome, run } from "./testing.ts";
+import { GATEWAY_CHECKS, milan, rome, run } from "../../tests/support/gateway_checks.ts";
 
 Deno.test("healthy base: every gateway check passes or skips for a reason", async () => {
   for (const [objs, remote] of [[await rome(), await milan()], [await milan(), await rome()]]) {

@@ -3,23 +3,18 @@
  * as evidence, the server-side lookup and the gateway server Service with its port.
  */
 import type { CheckContext } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
-import { GATEWAY_LABELS, type GatewayRef, warningEventsFor } from "../../liqo/lookups.ts";
+import type { Service, ServicePort } from "../../liqo/views/core.ts";
+import { GATEWAY_LABELS, type GatewayRef, type Named, warningEventsFor } from "../../liqo/lookups.ts";
 import { type GatewayLookup, lookupGateway } from "../common/gateway.ts";
 
-/** `kubectl -n <ns>` prefix. */
-export function k(ns: string): string {
-  return `kubectl -n ${ns}`;
-}
-
 /** Warning events of an object as indented evidence lines (none when events are unreadable). */
-export function eventLines(ctx: CheckContext, kind: string, o: K8sObject): string[] {
+export function eventLines(ctx: CheckContext, kind: string, o: Named): string[] {
   return warningEventsFor(ctx.cluster.inv, kind, o.metadata.namespace, o.metadata.name, ctx.cluster.now)
     .map((l) => `  event: ${l}`);
 }
 
 /** The gateway server Service: by template labels in the gateway namespace, else by name `gw-<name>`. */
-export function gatewayService(ctx: CheckContext, gw: GatewayRef): K8sObject | undefined {
+export function gatewayService(ctx: CheckContext, gw: GatewayRef): Service | undefined {
   const svcs = ctx.cluster.inv.items("services").filter((s) => s.metadata.namespace === gw.namespace);
   return svcs.find((s) =>
     s.metadata.labels?.[GATEWAY_LABELS.component] === "gateway" &&
@@ -28,10 +23,8 @@ export function gatewayService(ctx: CheckContext, gw: GatewayRef): K8sObject | u
 }
 
 /** The Service port of the gateway (matching GatewayServer spec.endpoint.port, else the first). */
-// deno-lint-ignore no-explicit-any
-export function servicePort(svc: K8sObject, gw: GatewayRef): any | undefined {
-  // deno-lint-ignore no-explicit-any
-  const ports: any[] = svc.spec?.ports ?? [];
+export function servicePort(svc: Service, gw: GatewayRef): ServicePort | undefined {
+  const ports = svc.spec?.ports ?? [];
   const want = gw.object.spec?.endpoint?.port;
   return ports.find((p) => p?.port === want) ?? ports.find((p) => p?.protocol === "UDP") ?? ports[0];
 }

@@ -3,7 +3,7 @@
  * external and reserved Networks, node addresses, other peers' remapped CIDRs (FACTS §2.9, §7 D12).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
 import { isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { contains, overlaps, parseCidr } from "../../probes/cidr.ts";
 import { localNetworks, type NamedCidr, peerConfiguration, remappedCidrs, strList } from "../../liqo/ipam.ts";
@@ -35,10 +35,9 @@ function otherPeersRanges(ctx: CheckContext, peerId: string): NamedCidr[] {
   return out;
 }
 
-function nodeAddresses(inv: Inventory): { node: string; type: string; ip: string }[] {
+function nodeAddresses(inv: Objects): { node: string; type: string; ip: string }[] {
   return inv.items("nodes").filter((n) => !isVirtualNode(n)).flatMap((n) =>
-    // deno-lint-ignore no-explicit-any
-    ((n.status?.addresses as any[] | undefined) ?? [])
+    (n.status?.addresses ?? [])
       .filter((a) => (a?.type === "InternalIP" || a?.type === "ExternalIP") && typeof a.address === "string")
       .map((a) => ({ node: n.metadata.name, type: a.type as string, ip: a.address as string }))
   );

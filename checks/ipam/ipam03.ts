@@ -4,7 +4,7 @@
  * (FACTS §2.2, §7 D14).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Configuration } from "../../liqo/views/networking.ts";
 import { ageMs, conditionOf, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { overlaps, parseCidr } from "../../probes/cidr.ts";
 import {
@@ -18,7 +18,7 @@ import {
 import { networkingDisabled } from "../common/gateway.ts";
 import { ipamKindMissing, show } from "./shared.ts";
 
-function overlapNotRemapped(ctx: CheckContext, cfg: K8sObject): string[] {
+function overlapNotRemapped(ctx: CheckContext, cfg: Configuration): string[] {
   const { inv, liqoNamespace } = ctx.cluster;
   const local = [
     ...localCidrs(inv, "pod-cidr", liqoNamespace).map((c) => ({ what: "local pod CIDR", cidr: c })),
@@ -56,7 +56,7 @@ function overlapNotRemapped(ctx: CheckContext, cfg: K8sObject): string[] {
   return [...new Set(out)];
 }
 
-function notRemappedFix(cfg: K8sObject, peerId: string, ipamNs: string): string {
+function notRemappedFix(cfg: Configuration, peerId: string, ipamNs: string): string {
   return [
     `kubectl -n ${cfg.metadata.namespace} get networks -l ${REMOTE_ID_LABEL}=${peerId} -o yaml   # not-remapped label? external IPAM?`,
     `kubectl -n ${ipamNs} logs deploy/liqo-ipam`,

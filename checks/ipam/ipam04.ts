@@ -3,17 +3,17 @@
  * status.ip and status.cidr; a pending one is shown with the Network it waits on (FACTS §2.9).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { Inventory } from "../../kube/inventory.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Objects } from "../../liqo/views/mod.ts";
+import type { IP, Network } from "../../liqo/views/ipam.ts";
 import { ageMs, formatAge } from "../../liqo/lookups.ts";
 import { localNetworks } from "../../liqo/ipam.ts";
 import { ipamKindMissing } from "./shared.ts";
 
 function ipNetwork(
-  inv: Inventory,
-  ip: K8sObject,
+  inv: Objects,
+  ip: IP,
   liqoNs: string | null,
-): { ref: string; net: K8sObject | null } {
+): { ref: string; net: Network | null } {
   const nr = ip.spec?.networkRef;
   if (nr?.name) {
     const ns = nr.namespace ?? ip.metadata.namespace;

@@ -9,9 +9,6 @@ import { contains } from "../../probes/cidr.ts";
 import { peerConfiguration, remappedCidrs } from "../../liqo/ipam.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
 const ORIGIN_LABEL = "offloading.liqo.io/origin";
 
 const MANAGED_BY = "liqo.io/managed-by";
@@ -27,7 +24,7 @@ function consumerSide(
   const bad: string[] = [];
   if (vnodes.size === 0) return { lines, bad };
   for (const s of inv.items("endpointslices")) {
-    const eps: Any[] = ((s as Any).endpoints ?? []).filter((e: Any) => vnodes.has(e?.nodeName));
+    const eps = (s.endpoints ?? []).filter((e) => e?.nodeName !== undefined && vnodes.has(e.nodeName));
     if (eps.length === 0) continue;
     const where = `EndpointSlice ${s.metadata.namespace}/${s.metadata.name}`;
     for (const e of eps) {
@@ -60,12 +57,12 @@ function providerSide(ctx: CheckContext, peerId: string, cidrs: string[]) {
   const upstreamNotReady: string[] = [];
   for (const s of slices) {
     const where = `EndpointSlice ${s.metadata.namespace}/${s.metadata.name}`;
-    const eps: Any[] = (s as Any).endpoints ?? [];
+    const eps = s.endpoints ?? [];
     if (eps.length === 0) lines.push(`${where}: no endpoints`);
     const shadow = shadows.find((x) =>
       x.metadata.namespace === s.metadata.namespace && x.metadata.name === s.metadata.name
     );
-    const shadowEps: Any[] = shadow?.spec?.template?.endpoints ?? [];
+    const shadowEps = shadow?.spec?.template?.endpoints ?? [];
     for (const e of eps) {
       const addrs: string[] = e?.addresses ?? [];
       const target = e?.targetRef?.name ? ` (${e.targetRef.name})` : "";
@@ -97,7 +94,7 @@ function fcCauses(ctx: CheckContext, peerId: string): string[] {
       } since ${formatAge(ageMs(ctx.cluster.now, net?.lastTransitionTime))}`,
     );
   }
-  const api = ((fc?.status?.conditions ?? []) as Any[]).find((c) => c?.type === "APIServerStatus");
+  const api = (fc?.status?.conditions ?? []).find((c) => c?.type === "APIServerStatus");
   if (api && api.status !== "Established") {
     out.push(
       `ForeignCluster ${peerId}: APIServerStatus=${api.status}${api.reason ? ` (${api.reason})` : ""}`,

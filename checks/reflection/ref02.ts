@@ -3,14 +3,11 @@
  * virtual-kubelet Deployment running, the virtual Node Ready and without NetworkUnavailable (FACTS §2.11).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Node } from "../../liqo/views/core.ts";
 import { ageMs, conditionOf, formatAge, peerObjects } from "../../liqo/lookups.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
-function nodeProblems(ctx: CheckContext, node: K8sObject, evidence: string[], now: Date): string[] {
+function nodeProblems(ctx: CheckContext, node: Node, evidence: string[], now: Date): string[] {
   const name = node.metadata.name;
   const out: string[] = [];
   const ready = conditionOf(node, "Ready");
@@ -67,8 +64,8 @@ function run(ctx: CheckContext): Outcome {
   const now = ctx.cluster.now;
   for (const vn of vns) {
     const name = vn.metadata.name;
-    const conds: Any[] = vn.status?.conditions ?? [];
-    const badConds = conds.filter((c) => !["Running", "None"].includes(c?.status));
+    const conds = vn.status?.conditions ?? [];
+    const badConds = conds.filter((c) => c?.status !== "Running" && c?.status !== "None");
     evidence.push(
       `VirtualNode ${vn.metadata.namespace}/${name}: ${
         conds.map((c) => `${c.type}=${c.status}`).join(", ") || "no conditions"

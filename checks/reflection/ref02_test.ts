@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { find, runOnBase } from "../../tests/support/fixtures.ts";
+import { find, loose, runOnBase } from "../../tests/support/fixtures.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { REF_02 } from "./ref02.ts";
 
@@ -25,7 +25,7 @@ Deno.test("REF-02: NotReady + NetworkUnavailable, and VK not running", async () 
   o = await run(
     "REF-02",
     "rome",
-    (objs) => objs.filter((x) => !(x.kind === "Pod" && x.spec?.nodeName === "milan-8d1f03")),
+    (objs) => objs.filter((x) => !(x.kind === "Pod" && loose(x).spec?.nodeName === "milan-8d1f03")),
   );
   assert.equal(o.status, "pass");
   assert.ok(o.evidence!.some((e) => e.includes("Ready but nothing runs")));

@@ -6,9 +6,6 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, peerObjects } from "../../liqo/lookups.ts";
 
-// deno-lint-ignore no-explicit-any
-type Any = any;
-
 function run(ctx: CheckContext): Outcome {
   const peerId = ctx.peer!.clusterId;
   const inv = ctx.cluster.inv;
@@ -32,7 +29,7 @@ function run(ctx: CheckContext): Outcome {
   for (const nso of nsos) {
     const ns = nso.metadata.namespace;
     const phase = nso.status?.offloadingPhase;
-    const conds: Any[] = nso.status?.remoteNamespacesConditions?.[peerId] ?? [];
+    const conds = nso.status?.remoteNamespacesConditions?.[peerId] ?? [];
     const readyC = conds.find((c) => c?.type === "Ready");
     evidence.push(
       `NamespaceOffloading ${ns}/offloading: phase ${phase ?? "?"}, strategy ${
@@ -62,7 +59,7 @@ function run(ctx: CheckContext): Outcome {
   }
   for (const m of maps) {
     const cur = m.status?.currentMapping ?? {};
-    for (const [local, v] of Object.entries(cur) as [string, Any][]) {
+    for (const [local, v] of Object.entries(cur)) {
       evidence.push(
         `NamespaceMap ${m.metadata.namespace}/${m.metadata.name}: ${local} → ${v?.remoteNamespace ?? "?"} ${
           v?.phase ?? "?"

@@ -1,6 +1,6 @@
 /** Layer-wide tests: every TUNNEL check on a healthy peering and on objects without status or spec. */
 import assert from "node:assert/strict";
-import { milan, rome, run, TUNNEL_CHECKS } from "./testing.ts";
+import { milan, rome, run, TUNNEL_CHECKS } from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("healthy base: every tunnel check passes, single and dual", async () => {
   for (const [objs, remote] of [[await rome(), await milan()], [await milan(), await rome()]]) {

@@ -3,11 +3,13 @@
  * commands, the peer's Connection, and the live `wg show` state of the active gateway pod.
  */
 import type { CheckContext, ClusterView, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Pod } from "../../liqo/views/core.ts";
+import type { Connection } from "../../liqo/views/networking.ts";
 import type { WgEvidence, WgInterface } from "../../probes/hub.ts";
 import { activeGatewayPod, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { TUNNEL_PREFIX, tunnelInterfaces } from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** The gateway kinds every tunnel check reads. */
 export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
@@ -15,16 +17,16 @@ export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
 /** Label on PublicKeys and gateway Secrets. */
 export const GATEWAY_RESOURCE_LABEL = "networking.liqo.io/gateway-resource";
 
-export function k(ns: string): string {
-  return `kubectl -n ${ns}`;
-}
-
 export function wgCommand(ns: string, pod: string): string {
-  return `${k(ns)} exec ${pod} -c wireguard -- wg show all dump`;
+  return `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg show all dump`;
 }
 
 /** The peer's Connection on a cluster: by label in the gateway namespace, preferring name gw-<name>. */
-export function connectionOf(inv: ClusterView["inv"], gw: GatewayRef, peerId: string): K8sObject | undefined {
+export function connectionOf(
+  inv: ClusterView["inv"],
+  gw: GatewayRef,
+  peerId: string,
+): Connection | undefined {
   const conns = inv.items("connections").filter((c) =>
     c.metadata.namespace === gw.namespace && c.metadata.labels?.[REMOTE_ID_LABEL] === peerId
   );
@@ -35,7 +37,7 @@ export function connectionOf(inv: ClusterView["inv"], gw: GatewayRef, peerId: st
 export async function liveWireguard(
   ctx: CheckContext,
   gw: GatewayRef,
-): Promise<{ ev: WgEvidence; pod: K8sObject } | { none: string }> {
+): Promise<{ ev: WgEvidence; pod: Pod } | { none: string }> {
   const pod = activeGatewayPod(ctx.cluster.inv, gw);
   if (!pod) return { none: "no running gateway pod (see GW-01)" };
   const ev = await ctx.probes.wireguard(ctx.cluster.name, gw.namespace, pod.metadata.name);
@@ -71,7 +73,7 @@ function tunnelsOrOutcome(ev: Extract<WgEvidence, { ok: true }>, what: string): 
       `interfaces: ${ev.first.interfaces.map((i) => i.name).join(", ") || "(none)"}`,
       ...ev.notes.slice(0, 4),
     ],
-    remediation: `${k(ev.namespace)} logs ${ev.pod} -c wireguard`,
+    remediation: `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard`,
   };
 }
 

@@ -3,7 +3,7 @@
  * when it is missing, the PublicKeys explain why (FACTS §2.5, §2.6).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Connection } from "../../liqo/views/networking.ts";
 import {
   activeGatewayPod,
   ageMs,
@@ -14,13 +14,14 @@ import {
 } from "../../liqo/lookups.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
-import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { connectionOf, GATEWAY_RESOURCE_LABEL, GW_KINDS, k, wgCommand } from "./shared.ts";
+import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
+import { connectionOf, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
 const CONNECTION_STALE_MS = 60_000;
 
-function connectionText(c: K8sObject | undefined, now: Date, cluster: string): string {
+function connectionText(c: Connection | undefined, now: Date, cluster: string): string {
   if (!c) return `${cluster}: no Connection`;
   const ts = c.status?.latency?.timestamp;
   const age = ageMs(now, ts);
@@ -53,8 +54,8 @@ function run(ctx: CheckContext): Outcome {
   const { gw, peerId } = l;
   const conn = connectionOf(ctx.cluster.inv, gw, peerId);
   const remoteLine = remoteConnectionLine(ctx);
-  const logs = `${k(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard\n` +
-    `${k(gw.namespace)} logs deploy/${gw.workloadName} -c gateway`;
+  const logs = `${kubectlIn(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard\n` +
+    `${kubectlIn(gw.namespace)} logs deploy/${gw.workloadName} -c gateway`;
   if (!conn) return noConnection(ctx, gw, peerId, remoteLine, logs);
   const evidence = [connectionText(conn, ctx.cluster.now, ctx.cluster.name)];
   if (remoteLine) evidence.push(remoteLine);
@@ -88,7 +89,7 @@ function run(ctx: CheckContext): Outcome {
           formatAge(age)
         } ago — gateway not updating it`,
         evidence,
-        remediation: `${k(gw.namespace)} get pods -o wide\n${logs}`,
+        remediation: `${kubectlIn(gw.namespace)} get pods -o wide\n${logs}`,
       };
     }
     return {
@@ -155,8 +156,9 @@ function noConnection(
   if (ctx.cluster.inv.items("publickeies").length === 0) {
     evidence.push("no PublicKey objects on this cluster");
   }
-  if (gw.role === "client") {
-    const ep = gw.object.spec?.endpoint?.addresses?.[0];
+  const client = clientOf(gw);
+  if (client) {
+    const ep = client.spec?.endpoint?.addresses?.[0];
     if (ep) {
       evidence.push(
         `GatewayClient dials ${ep}${/[a-z]/i.test(ep) ? " (hostname: must resolve in the pod)" : ""}`,
@@ -170,7 +172,7 @@ function noConnection(
       "no Connection: the wireguard container never accepted a PublicKey (missing, mislabelled, wrong " +
       "namespace) or the endpoint hostname never resolved",
     evidence,
-    remediation: `${k(gw.namespace)} get publickeies --show-labels\n${logs}`,
+    remediation: `${kubectlIn(gw.namespace)} get publickeies --show-labels\n${logs}`,
   };
 }
 

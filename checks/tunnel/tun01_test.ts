@@ -1,7 +1,7 @@
 /** TUN-01 Connection established. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { milan, rome, ROME_NS, run, text } from "./testing.ts";
+import { milan, rome, ROME_NS, run, text } from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("TUN-01: stale Connected, Connecting, Error", async () => {
   const objs = await rome();

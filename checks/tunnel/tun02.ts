@@ -5,7 +5,8 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { formatAge } from "../../liqo/lookups.ts";
 import { handshakeAgeSeconds } from "../../probes/wireguard.ts";
-import { GW_KINDS, k, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+import { GW_KINDS, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** A WireGuard handshake older than this means the tunnel is down (WireGuard rekeys every 2 min). */
 const HANDSHAKE_MAX_AGE_S = 180;
@@ -41,7 +42,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `WireGuard handshake stale or missing: ${bad.join("; ")}`,
       evidence,
-      remediation: `${k(ev.namespace)} logs ${ev.pod} -c wireguard\n` +
+      remediation: `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard\n` +
         `# no handshake: UDP toward the server endpoint blocked (GW-05) or keys do not match (TUN-04)`,
     };
   }

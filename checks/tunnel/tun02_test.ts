@@ -1,7 +1,7 @@
 /** TUN-02 WireGuard handshake fresh (and how TUN-03/04/06 take the same wg failures). */
 import assert from "node:assert/strict";
 import { BASE_TIME, scriptedProbes } from "../../tests/support/fixtures.ts";
-import { probes, rome, run } from "./testing.ts";
+import { probes, rome, run } from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("TUN-02: handshake never / old / exec forbidden / garbled", async () => {
   let o = await run("TUN-02", await rome(), { probes: probes({ handshakeAgo: null }) });

@@ -5,8 +5,9 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { rates, TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { pingDisabled } from "../../liqo/args.ts";
-import { gatewayDeployment } from "../common/gateway.ts";
-import { GW_KINDS, k, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+import { gatewayDeployment, serverOf } from "../common/gateway.ts";
+import { GW_KINDS, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 function rateText(n: number | null): string {
   return n === null ? "?" : `${n.toFixed(n < 10 ? 1 : 0)} B/s`;
@@ -52,9 +53,11 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         "outbound only: packets leave but nothing comes back (UDP blocked on the return path / peer cannot reply)",
       evidence,
       remediation:
-        `# capture on the gateway while it sends:\n${k(ev.namespace)} exec ${ev.pod} -c wireguard -- ` +
+        `# capture on the gateway while it sends:\n${
+          kubectlIn(ev.namespace)
+        } exec ${ev.pod} -c wireguard -- ` +
         `tcpdump -ni any udp port ${
-          gw.object.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840
+          serverOf(gw)?.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840
         } -c 20`,
     };
   }
@@ -72,7 +75,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       summary:
         "no traffic in either direction between samples: the in-tunnel pinger (every 2 s) is dead or the path is",
       evidence,
-      remediation: `${k(ev.namespace)} logs ${ev.pod} -c gateway\n${wgCommand(ev.namespace, ev.pod)}`,
+      remediation: `${kubectlIn(ev.namespace)} logs ${ev.pod} -c gateway\n${wgCommand(ev.namespace, ev.pod)}`,
     };
   }
   return {

@@ -1,6 +1,6 @@
 /** TUN-03 tunnel traffic flows both ways. */
 import assert from "node:assert/strict";
-import { probes, rome, run, text } from "./testing.ts";
+import { probes, rome, run, text } from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("TUN-03: outbound only, flat, single sample", async () => {
   let o = await run("TUN-03", await rome(), { probes: probes({ rx: [5000, 5000], tx: [9000, 9480] }) });

@@ -3,15 +3,16 @@
  * namespace, is configured on the live tunnel, and (dual) is the key the peer's gateway uses now.
  */
 import type { CheckContext, CheckDef, ClusterView, Outcome } from "../types.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { PublicKey } from "../../liqo/views/networking.ts";
 import type { WgInterface, WgPeer } from "../../probes/hub.ts";
 import { activeGatewayPod, gatewayOf, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { tunnelInterfaces } from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
-import { GATEWAY_RESOURCE_LABEL, GW_KINDS, k, liveWireguard, shortKey, wgCommand } from "./shared.ts";
+import { GATEWAY_RESOURCE_LABEL, GW_KINDS, liveWireguard, shortKey, wgCommand } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 interface KeyLookup {
-  key: K8sObject | null;
+  key: PublicKey | null;
   misplaced: string[];
 }
 
@@ -66,9 +67,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         `no PublicKey labelled ${REMOTE_ID_LABEL}=${peerId} in ${gw.namespace} on ${ctx.cluster.name}`,
         ...misplaced,
       ],
-      remediation: `${k(gw.namespace)} get publickeies -A --show-labels\n` +
+      remediation: `${kubectlIn(gw.namespace)} get publickeies -A --show-labels\n` +
         (misplaced.length > 0
-          ? `# fix the label/namespace, e.g.:\n${k(gw.namespace)} label publickey ${
+          ? `# fix the label/namespace, e.g.:\n${kubectlIn(gw.namespace)} label publickey ${
             wrongLabel[0]?.metadata.name ?? "<name>"
           } ${REMOTE_ID_LABEL}=${peerId} --overwrite\n`
           : "") +
@@ -97,8 +98,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           summary: `PublicKey CR not configured on the tunnel: wg peers do not include ${shortKey(cr)}`,
           evidence,
           remediation:
-            `${k(gw.namespace)} logs ${live.ev.pod} -c wireguard   # PublicKey reconcile errors\n` +
-            `${k(gw.namespace)} delete pod ${live.ev.pod}   # the gateway reconfigures the peer on start`,
+            `${kubectlIn(gw.namespace)} logs ${live.ev.pod} -c wireguard   # PublicKey reconcile errors\n` +
+            `${
+              kubectlIn(gw.namespace)
+            } delete pod ${live.ev.pod}   # the gateway reconfigures the peer on start`,
         };
       }
     }

@@ -1,7 +1,16 @@
 /** TUN-04 WireGuard keys symmetric. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { milan, MILAN_NS, NEW_MILAN_KEY, probes, rome, ROME_NS, run, text } from "./testing.ts";
+import {
+  milan,
+  MILAN_NS,
+  NEW_MILAN_KEY,
+  probes,
+  rome,
+  ROME_NS,
+  run,
+  text,
+} from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("TUN-04: PublicKey missing, mislabelled, elsewhere, not configured", async () => {
   let objs = (await rome()).filter((o) => o.kind !== "PublicKey");

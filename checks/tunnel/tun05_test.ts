@@ -1,7 +1,7 @@
 /** TUN-05 tunnel latency. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { rome, ROME_NS, run } from "./testing.ts";
+import { rome, ROME_NS, run } from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("TUN-05: latency above threshold warns, N/A with pinger on is unknown", async () => {
   const objs = await rome();

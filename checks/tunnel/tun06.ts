@@ -13,7 +13,8 @@ import {
 import { TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { containerArgs } from "../../liqo/args.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { GW_KINDS, k } from "./shared.ts";
+import { GW_KINDS } from "./shared.ts";
+import { kubectlIn } from "../common/commands.ts";
 
 /** IPv4 + ICMP header bytes: largest don't-fragment ping payload = MTU − 28. */
 const PING_OVERHEAD = 28;
@@ -82,8 +83,7 @@ function mssClamp(ctx: CheckContext, gw: GatewayRef): { line: string; problem: s
   }
   const pod = activeGatewayPod(ctx.cluster.inv, gw);
   if (!pod) return { line: `FirewallConfiguration ${ns}/gw-mss-clamping present`, problem: null };
-  // deno-lint-ignore no-explicit-any
-  const entry = ((fw.status?.conditions ?? []) as any[]).find((c) =>
+  const entry = (fw.status?.conditions ?? []).find((c) =>
     c?.host === pod.metadata.name && c?.type === "Applied"
   );
   if (entry?.status === "True") {
@@ -145,8 +145,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "warn",
       summary: problems.join("; "),
       evidence,
-      remediation: `${k(gw.namespace)} get gateway${gw.role} ${gw.name} -o jsonpath='{.spec.mtu}'\n` +
-        `${k(gw.namespace)} get internalfabrics -o custom-columns=NAME:.metadata.name,MTU:.spec.mtu\n` +
+      remediation: `${kubectlIn(gw.namespace)} get gateway${gw.role} ${gw.name} -o jsonpath='{.spec.mtu}'\n` +
+        `${
+          kubectlIn(gw.namespace)
+        } get internalfabrics -o custom-columns=NAME:.metadata.name,MTU:.spec.mtu\n` +
         "# align them by re-running liqoctl network connect with one --mtu value",
     };
   }

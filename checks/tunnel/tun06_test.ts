@@ -1,7 +1,7 @@
 /** TUN-06 tunnel MTU consistent. */
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { milan, MILAN_NS, rome, ROME_NS, run, text } from "./testing.ts";
+import { milan, MILAN_NS, rome, ROME_NS, run, text } from "../../tests/support/tunnel_checks.ts";
 
 Deno.test("TUN-06: local mismatch warns, cross-cluster mismatch fails, missing clamp warns", async () => {
   let objs = await rome();

@@ -30,13 +30,21 @@ function isObject(x: Record<string, unknown>): x is K8sObject {
 }
 
 /**
- * A list answer as it comes off the wire: anything but an object in `items` is skipped, a missing or
- * malformed `items` is an empty page, and an empty `continue` ends the list.
+ * A list answer as it comes off the wire. Missing data must never read as "nothing there": a body
+ * that is not an object, an `items` that is not an array (a string, null, a bare JSON array body) or
+ * an item that is not an object makes the whole list unreadable; an empty `continue` ends it.
  */
 const ListBody = z.object({
-  items: z.array(z.unknown()).catch([]).transform((xs) => xs.filter(isRecord).filter(isObject)),
+  items: z.array(z.record(z.string(), z.unknown())),
   metadata: z.object({ continue: z.string().optional().catch(undefined) }).optional().catch(undefined),
-}).catch({ items: [], metadata: undefined });
+});
+
+/** Why a list body is not a list, in one line (the first schema issue). */
+function malformedList(plural: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? issue.path.map(String).join(".") : "body";
+  return `listing ${plural}: malformed list response (${where}: ${issue?.message ?? "not a list"})`;
+}
 
 /**
  * Removes what must never reach the inventory: `metadata.managedFields` and the
@@ -77,13 +85,32 @@ export async function listKind(client: KubeClient, spec: KindSpec): Promise<List
       if (spec.labelSelector) q.set("labelSelector", spec.labelSelector);
       if (spec.fieldSelector) q.set("fieldSelector", spec.fieldSelector);
       if (cont) q.set("continue", cont);
-      const body = ListBody.parse(await client.getJson(`${listPath(spec)}?${q}`));
-      for (const item of body.items) {
+      const parsed = ListBody.safeParse(await client.getJson(`${listPath(spec)}?${q}`));
+      if (!parsed.success) {
+        return { ok: false, reason: "error", message: malformedList(spec.plural, parsed.error) };
+      }
+      const body = parsed.data;
+      const objects = body.items.filter(isObject);
+      if (objects.length !== body.items.length) {
+        return {
+          ok: false,
+          reason: "error",
+          message: `listing ${spec.plural}: an item has no object metadata`,
+        };
+      }
+      for (const item of objects) {
         item.apiVersion ??= apiVersion;
         item.kind ??= spec.kind;
         items.push(sanitizeObject(item));
       }
       const next = body.metadata?.continue;
+      if (next && next === cont) {
+        return {
+          ok: false,
+          reason: "error",
+          message: `listing ${spec.plural}: the server repeated continue token`,
+        };
+      }
       cont = next !== undefined && next.length > 0 ? next : undefined;
       if (!cont) return { ok: true, items };
     }
