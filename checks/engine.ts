@@ -70,6 +70,9 @@ export function validateCatalog(catalog: readonly CheckDef[]): string[] {
     byId.set(c.id, c);
   }
   for (const c of catalog) {
+    for (const n of c.runsIfUnknown ?? []) {
+      if (!c.needs.includes(n)) errors.push(`${c.id} runs if ${n} is unknown but does not need it`);
+    }
     for (const n of c.needs) {
       const d = byId.get(n);
       if (!d) errors.push(`${c.id} needs unknown check ${n}`);
@@ -290,8 +293,8 @@ async function runInstance(
   // must not judge on top of a link nobody could verify. Failures are named before unknowns.
   const blocker = deps.find((d) => d.status === "fail") ??
     deps.find((d) => d.status === "skip" && d.blockedBy !== null && !UNKNOWN_ROOT.has(d)) ??
-    deps.find((d) => d.status === "unknown") ??
-    deps.find((d) => d.status === "skip" && d.blockedBy !== null);
+    deps.find((d) => d.status === "unknown" && !inst.def.runsIfUnknown?.includes(d.id)) ??
+    deps.find((d) => d.status === "skip" && d.blockedBy !== null && !inst.def.runsIfUnknown?.includes(d.id));
   if (blocker) {
     const rootUnknown = blocker.status === "unknown" || UNKNOWN_ROOT.has(blocker);
     const root = blocker.status === "fail" || blocker.status === "unknown" ? blocker.id : blocker.blockedBy!;

@@ -154,3 +154,62 @@ Deno.test("dual checks are skipped in single mode with the reason", async () => 
   assert.equal(out.results[0].summary, "needs --remote-kubeconfig");
   assert.equal(out.exitCode, 0);
 });
+
+Deno.test("an unknown dependency blocks like a failure, saying so; runsIfUnknown opts out", async () => {
+  const unknown = (): Outcome => ({ status: "unknown", summary: "could not read" });
+  const out = await runEngine(input([
+    def("ENV-U", "env", unknown),
+    def("GW-U", "gateway", pass, { needs: ["ENV-U"] }),
+    def("TUN-U", "tunnel", pass, { needs: ["GW-U"] }),
+    def("GW-R", "gateway", pass, { needs: ["ENV-U"], runsIfUnknown: ["ENV-U"] }),
+  ]));
+  const by = Object.fromEntries(out.results.map((r) => [r.id, r]));
+  assert.equal(by["GW-U"].status, "skip");
+  assert.equal(by["GW-U"].blockedBy, "ENV-U");
+  assert.equal(by["GW-U"].skipKind, "blocked");
+  assert.match(by["GW-U"].summary, /^blocked by ENV-U \(unknown\)/);
+  assert.match(
+    by["TUN-U"].summary,
+    /^blocked by ENV-U \(unknown\)/,
+    "the unknown root is carried transitively",
+  );
+  assert.equal(by["GW-R"].status, "pass");
+  assert.equal(out.exitCode, 1);
+  assert.equal(out.diagnosis, null);
+});
+
+Deno.test("a failure is named before an unknown when both block", async () => {
+  const unknown = (): Outcome => ({ status: "unknown", summary: "?" });
+  const out = await runEngine(input([
+    def("ENV-U", "env", unknown),
+    def("ENV-F", "env", fail),
+    def("GW-X", "gateway", pass, { needs: ["ENV-U", "ENV-F"] }),
+  ]));
+  const gw = out.results.find((r) => r.id === "GW-X")!;
+  assert.equal(gw.blockedBy, "ENV-F");
+  assert.match(gw.summary, /^blocked by ENV-F( |$)/);
+});
+
+Deno.test("a required kind with a malformed object makes the check unknown, naming the object", async () => {
+  const bad = {
+    kind: "Pod",
+    apiVersion: "v1",
+    metadata: { name: "p1", namespace: "ns" },
+    spec: { containers: "x" },
+  };
+  const view = viewOf(inventoryOf([bad as never]), new Date(), "ctx");
+  let ran = false;
+  const out = await runEngine(input(
+    [
+      def("ENV-P", "env", () => (ran = true, pass()), { reads: ["pods"] }),
+      def("ENV-Q", "env", pass, { reads: ["nodes"] }),
+    ],
+    [],
+    { local: { view, peers: [] } },
+  ));
+  const p = out.results.find((r) => r.id === "ENV-P")!;
+  assert.equal(p.status, "unknown");
+  assert.match(p.summary, /malformed pods on ctx: ns\/p1 — spec\.containers/);
+  assert.equal(ran, false);
+  assert.equal(out.results.find((r) => r.id === "ENV-Q")!.status, "pass");
+});

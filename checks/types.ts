@@ -105,8 +105,18 @@ export interface CheckDef {
   readonly id: string;
   readonly title: string;
   readonly layer: Layer;
-  /** IDs of checks whose failure makes this one meaningless (it is then skipped, blockedBy). */
+  /**
+   * IDs of checks whose failure makes this one meaningless (it is then skipped, blockedBy). An
+   * `unknown` dependency blocks too ("blocked by X (unknown)"): nothing is judged on top of a link
+   * nobody could verify — unless the dependency is listed in {@link runsIfUnknown}.
+   */
   readonly needs: readonly string[];
+  /**
+   * Dependencies (a subset of `needs`) whose `unknown` does not block this check, because its own
+   * inputs still decide (e.g. TUN-01 reads the Connection status even when TUN-04 could not compare
+   * the keys with the live WireGuard state).
+   */
+  readonly runsIfUnknown?: readonly string[];
   /** "single": one kubeconfig is enough; "dual": needs --remote-kubeconfig. */
   readonly scope: "single" | "dual";
   /** Runs once per peer (ForeignCluster) rather than once per cluster. */

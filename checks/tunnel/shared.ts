@@ -7,7 +7,13 @@ import type { Pod } from "../../liqo/views/core.ts";
 import type { Connection } from "../../liqo/views/networking.ts";
 import type { WgEvidence, WgInterface } from "../../probes/hub.ts";
 import { activeGatewayPod, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
-import { TUNNEL_PREFIX, tunnelInterfaces } from "../../probes/wireguard.ts";
+import {
+  PEER_FIELDS,
+  TUNNEL_PREFIX,
+  tunnelInterfaces,
+  unreadableCounters,
+  unreadableField,
+} from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
 import { kubectlIn } from "../common/commands.ts";
 
@@ -81,11 +87,66 @@ export function shortKey(key: string): string {
   return key.length > 12 ? `${key.slice(0, 10)}…` : key;
 }
 
+/** The live reading a tunnel check judges: the latest handshake (TUN-02) or the transfer counters (TUN-03). */
+export type TunnelReading = "handshake" | "counters";
+
+/** The reading a caller needs, from its `what` ("handshake unknown" / "traffic unknown"). */
+function readingOf(what: string): TunnelReading | null {
+  if (/handshake/i.test(what)) return "handshake";
+  if (/traffic|counter/i.test(what)) return "counters";
+  return null;
+}
+
+/**
+ * The outcome that replaces a judgement when the wg output could not be read where the check looks:
+ * a tunnel interface whose peer lines could not be read at all (no readable peer left), or a peer whose
+ * handshake / counters are unreadable. Null when everything the check needs was read.
+ */
+export function unreadableOutcome(
+  ev: Extract<WgEvidence, { ok: true }>,
+  tunnels: WgInterface[],
+  reading: TunnelReading | null,
+  what: string,
+): Outcome | null {
+  const problems: string[] = [];
+  for (const itf of tunnels) {
+    if (itf.peers.length === 0 && itf.unreadableLines?.length) {
+      problems.push(...itf.unreadableLines.map((l) => `${itf.name}: ${l}`));
+    }
+  }
+  if (reading === "handshake") {
+    for (const itf of tunnels) {
+      for (const p of itf.peers) {
+        for (const u of unreadableField(p, PEER_FIELDS.handshake)) {
+          problems.push(`${itf.name} peer ${shortKey(p.publicKey)}: unreadable ${u}`);
+        }
+      }
+    }
+  } else if (reading === "counters") {
+    const second = ev.second ?? ev.first;
+    for (const u of unreadableCounters(ev.first, second)) {
+      if (!u.interface.startsWith(TUNNEL_PREFIX)) continue;
+      problems.push(
+        ...u.problems.map((x) => `${u.interface} peer ${shortKey(u.publicKey)}: unreadable ${x}`),
+      );
+    }
+  }
+  if (problems.length === 0) return null;
+  return {
+    status: "unknown",
+    summary: `${what}: unreadable wg output in ${ev.pod} (${problems[0]})`,
+    evidence: problems.slice(0, 6),
+    remediation: `# inspect by hand:\n${wgCommand(ev.namespace, ev.pod)}`,
+  };
+}
+
 /** The live WireGuard evidence of the peer's active gateway and its tunnel interfaces, or the outcome
- * that replaces a judgement (no gateway, exec impossible, no tunnel interface). */
+ * that replaces a judgement (no gateway, exec impossible, no tunnel interface, or the field the check
+ * reads — `reading`, by default inferred from `what` — unreadable in the wg output). */
 export async function liveTunnels(
   ctx: CheckContext,
   what: string,
+  reading: TunnelReading | null = readingOf(what),
 ): Promise<
   { gw: GatewayRef; ev: Extract<WgEvidence, { ok: true }>; tunnels: WgInterface[] } | { outcome: Outcome }
 > {
@@ -96,5 +157,7 @@ export async function liveTunnels(
   const { ev } = live;
   if (!ev.ok) return { outcome: execUnknown(ev, what) };
   const tunnels = tunnelsOrOutcome(ev, what);
-  return Array.isArray(tunnels) ? { gw: l.gw, ev, tunnels } : { outcome: tunnels };
+  if (!Array.isArray(tunnels)) return { outcome: tunnels };
+  const unreadable = unreadableOutcome(ev, tunnels, reading, what);
+  return unreadable ? { outcome: unreadable } : { gw: l.gw, ev, tunnels };
 }

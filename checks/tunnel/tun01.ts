@@ -181,6 +181,8 @@ export const TUN_01: CheckDef = {
   title: "Connection established",
   layer: "tunnel",
   needs: ["GW-01", "GW-03", "TUN-04"],
+  // The Connection status decides on its own when TUN-04 could not read the live keys.
+  runsIfUnknown: ["TUN-04"],
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "connections", "publickeies", "deployments"],

@@ -92,6 +92,20 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           peers.map((p) => p.publicKey).join(", ") || "(none)"
         }`,
       );
+      // A peer line that could not be read at all may be the one with this key: then presence is unknown.
+      const unreadable = [
+        ...tunnels.flatMap((t) => (t.unreadableLines ?? []).map((u) => `${t.name}: ${u}`)),
+        ...(live.ev.first.unreadableLines ?? []),
+      ];
+      if (!peers.some((p) => p.publicKey === cr) && unreadable.length > 0) {
+        return {
+          status: "unknown",
+          summary: `PublicKey ${shortKey(cr)} not among the readable wg peers, but the wg output has ` +
+            `unreadable lines (${unreadable[0]}): key presence cannot be decided`,
+          evidence: [...evidence, ...unreadable.slice(0, 6)],
+          remediation: `# inspect by hand:\n${wgCommand(gw.namespace, live.ev.pod)}`,
+        };
+      }
       if (!peers.some((p) => p.publicKey === cr)) {
         return {
           status: "fail",
@@ -233,7 +247,8 @@ export const TUN_04: CheckDef = {
       "fail: PublicKey missing, mislabelled or in another namespace (the wireguard container then never " +
       "configures a peer nor creates the Connection); its key is not among the live wg peers; dual: it differs " +
       "from the peer gateway's Secret or live key (stale after the peer's gateway was recreated). unknown: the " +
-      "PublicKey exists but wg could not be read.",
+      "PublicKey exists but wg could not be read, or its key is not among the readable peers while some wg " +
+      "lines were unreadable (a peer line with an unreadable field keeps its key and still counts).",
     fixes:
       "Re-exchange keys: `liqoctl generate publickey` on the peer and apply it here, or re-run liqoctl " +
       "network connect.",

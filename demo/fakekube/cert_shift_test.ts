@@ -12,11 +12,12 @@ import {
   shiftTimestamps,
 } from "./scenario.ts";
 import { generateTlsMaterial, reissueCertificate } from "./tls.ts";
+import { type Loose, loose } from "../../tests/support/fixtures.ts";
 
 const DAY_MS = 86_400_000;
 const REF = Date.parse(DEFAULT_REFERENCE_TIME);
 
-const identities = (objs: K8sObject[]): K8sObject[] => objs.filter((o) => o.kind === "Identity");
+const identities = (objs: K8sObject[]): Loose[] => objs.filter((o) => o.kind === "Identity").map(loose);
 
 function decodesToPem(b64: string): boolean {
   return atob(b64).startsWith("-----BEGIN CERTIFICATE-----\n");
@@ -60,7 +61,8 @@ Deno.test("cert shift: healthy-consumer Identity certificates follow now (+400 d
       (_k, v) => typeof v === "string" && /^LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0t/.test(v) ? "" : v,
     );
   assert.equal(strip(after.objects), strip(shiftTimestamps(before.objects, 400 * DAY_MS)));
-  const csrs = (objs: K8sObject[]): unknown[] => objs.map((o) => o.spec?.csr).filter((x) => x !== undefined);
+  const csrs = (objs: K8sObject[]): unknown[] =>
+    objs.map((o) => loose(o).spec?.csr).filter((x) => x !== undefined);
   assert.deepEqual(csrs(after.objects), csrs(before.objects));
 });
 

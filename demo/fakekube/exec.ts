@@ -54,7 +54,10 @@ export interface ExecResult {
 export interface ExecClock {
   /** Current time. */
   now: Date;
-  /** Seconds since the server started (drives the transfer counters). */
+  /**
+   * Seconds since the server started, or a virtual clock advancing per exec call (server.ts
+   * `execClockStepSeconds`); drives the transfer counters.
+   */
   elapsedSeconds: number;
 }
 

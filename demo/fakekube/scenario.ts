@@ -342,6 +342,39 @@ function parseWireguard(text: string, source: string): WireguardState {
   return r.data;
 }
 
+/** A base example cluster: its objects and WireGuard state. */
+interface ParsedBase {
+  objects: K8sObject[];
+  wireguard: WireguardState;
+}
+
+/**
+ * Parsed base files by URL: the base YAML (~180 kB each) is parsed once per process and every use
+ * gets a deep copy (structuredClone), so scenarios may mutate what they get.
+ */
+const baseCache = new Map<string, Promise<ParsedBase>>();
+
+async function parseBase(base: string): Promise<ParsedBase> {
+  const baseUrl = new URL(`${base}.yaml`, baseRoot());
+  const objects = parseObjects(await readText(baseUrl), baseUrl.href);
+  const wgUrl = new URL(`${base}.wireguard.yaml`, baseRoot());
+  const wgText = await readTextIfExists(wgUrl);
+  const wireguard = wgText !== null ? parseWireguard(wgText, wgUrl.href) : {};
+  return { objects, wireguard };
+}
+
+/** The base example cluster `base` (testdata/base/<base>.yaml and .wireguard.yaml), deep-copied. */
+export async function loadBase(base: string): Promise<ParsedBase> {
+  const key = new URL(`${base}.yaml`, baseRoot()).href;
+  let parsed = baseCache.get(key);
+  if (!parsed) {
+    parsed = parseBase(base);
+    baseCache.set(key, parsed);
+    parsed.catch(() => baseCache.delete(key));
+  }
+  return structuredClone(await parsed);
+}
+
 /** What cluster `cluster` of scenario `s` serves. */
 export async function buildClusterConfig(
   s: Scenario,
@@ -355,13 +388,7 @@ export async function buildClusterConfig(
 
   let objects: K8sObject[] = [];
   let wireguard: WireguardState = {};
-  if (c.base) {
-    const baseUrl = new URL(`${c.base}.yaml`, baseRoot());
-    objects = parseObjects(await readText(baseUrl), baseUrl.href);
-    const wgUrl = new URL(`${c.base}.wireguard.yaml`, baseRoot());
-    const wgText = await readTextIfExists(wgUrl);
-    if (wgText !== null) wireguard = parseWireguard(wgText, wgUrl.href);
-  }
+  if (c.base) ({ objects, wireguard } = await loadBase(c.base));
 
   for (const f of c.objects) {
     const u = new URL(f, dir);
@@ -432,7 +459,12 @@ function closedPort(): number {
 /** Starts one fake API server per cluster of `s` (except `down: true` ones). */
 export async function serveScenario(
   s: Scenario,
-  opts: { tls?: boolean; now?: Date } = {},
+  opts: {
+    tls?: boolean;
+    now?: Date;
+    /** Virtual clock for the WireGuard transfer counters (see FakeClusterConfig). */
+    execClockStepSeconds?: number;
+  } = {},
 ): Promise<ServedScenario> {
   const now = opts.now ?? new Date();
   const tls = opts.tls ?? true;
@@ -450,7 +482,11 @@ export async function serveScenario(
         continue;
       }
       const cfg = await buildClusterConfig(s, name, now);
-      clusters[name] = await startFakeCluster({ ...cfg, tls });
+      clusters[name] = await startFakeCluster({
+        ...cfg,
+        tls,
+        execClockStepSeconds: opts.execClockStepSeconds,
+      });
     }
   } catch (e) {
     await Promise.all(Object.values(clusters).map((c) => c?.close()));

@@ -12,8 +12,9 @@ import {
   serveScenario,
   shiftTimestamps,
 } from "./scenario.ts";
+import type { Loose } from "../../tests/support/fixtures.ts";
 
-const find = (objs: K8sObject[], kind: string, ns: string | undefined, name: string): K8sObject | undefined =>
+const find = (objs: K8sObject[], kind: string, ns: string | undefined, name: string): Loose | undefined =>
   objs.find((o) => o.kind === kind && o.metadata.namespace === ns && o.metadata.name === name);
 
 async function tempScenario(yaml: string, files: Record<string, string> = {}): Promise<Scenario> {

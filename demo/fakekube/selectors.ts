@@ -85,8 +85,8 @@ function involved(o: K8sObject, field: "kind" | "name" | "namespace"): string {
 const FIELDS: Record<string, (o: K8sObject) => string> = {
   "metadata.name": (o) => o.metadata.name,
   "metadata.namespace": (o) => o.metadata.namespace ?? "",
-  "spec.nodeName": (o) => String(o.spec?.nodeName ?? ""),
-  "status.phase": (o) => String(o.status?.phase ?? ""),
+  "spec.nodeName": (o) => String(field(o.spec, "nodeName") ?? ""),
+  "status.phase": (o) => String(field(o.status, "phase") ?? ""),
   type: (o) => String(o.type ?? ""),
   "involvedObject.kind": (o) => involved(o, "kind"),
   "involvedObject.name": (o) => involved(o, "name"),
@@ -106,4 +106,9 @@ export function parseFieldSelector(sel: string): Matcher {
     reqs.push((o) => (get(o) === val) !== neg);
   }
   return (o) => reqs.every((r) => r(o));
+}
+
+/** One field of an untyped object part (spec, status), if it is an object. */
+export function field(part: unknown, name: string): unknown {
+  return part && typeof part === "object" ? (part as Record<string, unknown>)[name] : undefined;
 }

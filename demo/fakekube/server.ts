@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import { KINDS } from "../../kube/kinds.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { type PodWireguardState, runCommand, type WireguardState } from "./exec.ts";
-import { type Matcher, parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import { field, type Matcher, parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { generateTlsMaterial } from "./tls.ts";
 import { parseProtocols, pickProtocol, streamExec, tokenFromProtocols } from "./websocket.ts";
 
@@ -51,6 +51,14 @@ export interface FakeClusterConfig {
    * their paths like any unknown resource, and their objects are not served.
    */
   missingGroups?: string[];
+  /**
+   * How the WireGuard transfer counters advance (see exec.ts `counters`): by default with the wall
+   * clock (seconds since the server started). With a number, a virtual clock instead: it moves by
+   * that many seconds on every exec call, and not otherwise. Two `wg show` samples any distance
+   * apart then always show movement for moving peers (at least rate × step bytes) and none for
+   * stalled ones, so tests can sample 100 ms apart without depending on timing.
+   */
+  execClockStepSeconds?: number;
 }
 
 /** A running fake cluster. */
@@ -267,6 +275,11 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   );
   const requests: RequestLogEntry[] = [];
   const startedAt = Date.now();
+  let execTicks = 0;
+  const execElapsedSeconds = (): number =>
+    cfg.execClockStepSeconds === undefined
+      ? (Date.now() - startedAt) / 1000
+      : ++execTicks * cfg.execClockStepSeconds;
   const forbid = new Set(cfg.forbid ?? []);
   let port = 0;
   const listRv = String(
@@ -355,8 +368,8 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     resources.get("/v1/pods")?.objects.find((p) => p.metadata.namespace === ns && p.metadata.name === name);
 
   const containerFor = (pod: K8sObject, requested: string | null): string | Response => {
-    // deno-lint-ignore no-explicit-any
-    const names: string[] = ((pod.spec?.containers ?? []) as any[]).map((c) => String(c.name));
+    const containers = field(pod.spec, "containers");
+    const names: string[] = Array.isArray(containers) ? containers.map((c) => String(field(c, "name"))) : [];
     if (requested) {
       if (names.length > 0 && !names.includes(requested)) {
         return statusResponse(
@@ -389,7 +402,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     if (command.length === 0) {
       return statusResponse(400, "BadRequest", "you must specify at least one command for the container");
     }
-    const phase = pod.status?.phase;
+    const phase = field(pod.status, "phase");
     if (phase === "Succeeded" || phase === "Failed") {
       return statusResponse(
         400,
@@ -421,7 +434,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
       : undefined;
     const result = runCommand(state, command, {
       now: new Date(),
-      elapsedSeconds: (Date.now() - startedAt) / 1000,
+      elapsedSeconds: execElapsedSeconds(),
     });
     // Deno only matches `protocol` against a header split on ", "; clients such as Node's `ws` send
     // "a,b". Upgrade without it and set the negotiated protocol on the 101 response ourselves.

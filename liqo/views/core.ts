@@ -4,29 +4,68 @@
  */
 import { z } from "zod";
 import {
+  type Condition,
   Conditions,
   IntOrString,
+  type KubeObject,
+  type LabelSelector,
   LabelSelectorView,
   ObjectEnvelope,
+  type ObjectReference,
   ObjectReferenceView,
+  type PodSpec,
   PodSpecView,
+  type PodTemplateSpec,
   PodTemplateSpecView,
   ResourceList,
   StringMap,
+  type Taint,
   TaintView,
   Timestamp,
 } from "./meta.ts";
 
+/** A node address. */
+export interface NodeAddress {
+  type?: string;
+  address?: string;
+  [k: string]: unknown;
+}
 /** corev1.NodeAddress. */
-export const NodeAddressView = z.looseObject({
+export const NodeAddressView: z.ZodType<NodeAddress> = z.looseObject({
   type: z.string().optional(),
   address: z.string().optional(),
 });
-/** A node address. */
-export type NodeAddress = z.infer<typeof NodeAddressView>;
 
+/** A Node. */
+export interface Node extends KubeObject {
+  spec?: {
+    taints?: Taint[] | null;
+    providerID?: string;
+    podCIDR?: string;
+    podCIDRs?: string[] | null;
+    unschedulable?: boolean;
+    [k: string]: unknown;
+  };
+  status?: {
+    addresses?: NodeAddress[] | null;
+    conditions?: Condition[] | null;
+    capacity?: ResourceList;
+    allocatable?: ResourceList;
+    nodeInfo?: {
+      kernelVersion?: string;
+      osImage?: string;
+      kubeletVersion?: string;
+      kubeProxyVersion?: string;
+      containerRuntimeVersion?: string;
+      architecture?: string;
+      operatingSystem?: string;
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+}
 /** corev1.Node. */
-export const NodeView = z.looseObject({
+export const NodeView: z.ZodType<Node> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     taints: z.array(TaintView).nullish(),
@@ -51,20 +90,36 @@ export const NodeView = z.looseObject({
     }).optional(),
   }).optional(),
 });
-/** A Node. */
-export type Node = z.infer<typeof NodeView>;
 
+/** A Namespace. */
+export interface Namespace extends KubeObject {
+  spec?: { finalizers?: string[] | null; [k: string]: unknown };
+  status?: { phase?: string; conditions?: Condition[] | null; [k: string]: unknown };
+}
 /** corev1.Namespace. */
-export const NamespaceView = z.looseObject({
+export const NamespaceView: z.ZodType<Namespace> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({ finalizers: z.array(z.string()).nullish() }).optional(),
   status: z.looseObject({ phase: z.string().optional(), conditions: Conditions }).optional(),
 });
-/** A Namespace. */
-export type Namespace = z.infer<typeof NamespaceView>;
 
+/** A container state. */
+export interface ContainerState {
+  running?: { startedAt?: string | null; [k: string]: unknown } | null;
+  waiting?: { reason?: string; message?: string; [k: string]: unknown } | null;
+  terminated?: {
+    exitCode?: number;
+    signal?: number;
+    reason?: string;
+    message?: string;
+    startedAt?: string | null;
+    finishedAt?: string | null;
+    [k: string]: unknown;
+  } | null;
+  [k: string]: unknown;
+}
 /** corev1.ContainerState (one of running / waiting / terminated). */
-export const ContainerStateView = z.looseObject({
+export const ContainerStateView: z.ZodType<ContainerState> = z.looseObject({
   running: z.looseObject({ startedAt: Timestamp }).nullish(),
   waiting: z.looseObject({ reason: z.string().optional(), message: z.string().optional() }).nullish(),
   terminated: z.looseObject({
@@ -76,11 +131,22 @@ export const ContainerStateView = z.looseObject({
     finishedAt: Timestamp,
   }).nullish(),
 });
-/** A container state. */
-export type ContainerState = z.infer<typeof ContainerStateView>;
 
+/** A container status. */
+export interface ContainerStatus {
+  name?: string;
+  ready?: boolean;
+  started?: boolean;
+  restartCount?: number;
+  image?: string;
+  imageID?: string;
+  containerID?: string;
+  state?: ContainerState;
+  lastState?: ContainerState;
+  [k: string]: unknown;
+}
 /** corev1.ContainerStatus. */
-export const ContainerStatusView = z.looseObject({
+export const ContainerStatusView: z.ZodType<ContainerStatus> = z.looseObject({
   name: z.string().optional(),
   ready: z.boolean().optional(),
   started: z.boolean().optional(),
@@ -91,11 +157,26 @@ export const ContainerStatusView = z.looseObject({
   state: ContainerStateView.optional(),
   lastState: ContainerStateView.optional(),
 });
-/** A container status. */
-export type ContainerStatus = z.infer<typeof ContainerStatusView>;
 
+/** A Pod. */
+export interface Pod extends KubeObject {
+  spec?: PodSpec;
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    podIP?: string;
+    podIPs?: { ip?: string; [k: string]: unknown }[] | null;
+    hostIP?: string;
+    startTime?: string | null;
+    conditions?: Condition[] | null;
+    containerStatuses?: ContainerStatus[] | null;
+    initContainerStatuses?: ContainerStatus[] | null;
+    [k: string]: unknown;
+  };
+}
 /** corev1.Pod. */
-export const PodView = z.looseObject({
+export const PodView: z.ZodType<Pod> = z.looseObject({
   ...ObjectEnvelope,
   spec: PodSpecView.optional(),
   status: z.looseObject({
@@ -111,11 +192,19 @@ export const PodView = z.looseObject({
     initContainerStatuses: z.array(ContainerStatusView).nullish(),
   }).optional(),
 });
-/** A Pod. */
-export type Pod = z.infer<typeof PodView>;
 
+/** A Service port. */
+export interface ServicePort {
+  name?: string;
+  protocol?: string;
+  port?: number;
+  targetPort?: IntOrString;
+  nodePort?: number;
+  appProtocol?: string;
+  [k: string]: unknown;
+}
 /** corev1.ServicePort. */
-export const ServicePortView = z.looseObject({
+export const ServicePortView: z.ZodType<ServicePort> = z.looseObject({
   name: z.string().optional(),
   protocol: z.string().optional(),
   port: z.number().optional(),
@@ -123,20 +212,43 @@ export const ServicePortView = z.looseObject({
   nodePort: z.number().optional(),
   appProtocol: z.string().optional(),
 });
-/** A Service port. */
-export type ServicePort = z.infer<typeof ServicePortView>;
 
+/** A load-balancer ingress point. */
+export interface LoadBalancerIngress {
+  ip?: string;
+  hostname?: string;
+  ipMode?: string;
+  [k: string]: unknown;
+}
 /** corev1.LoadBalancerIngress. */
-export const LoadBalancerIngressView = z.looseObject({
+export const LoadBalancerIngressView: z.ZodType<LoadBalancerIngress> = z.looseObject({
   ip: z.string().optional(),
   hostname: z.string().optional(),
   ipMode: z.string().optional(),
 });
-/** A load-balancer ingress point. */
-export type LoadBalancerIngress = z.infer<typeof LoadBalancerIngressView>;
 
+/** A Service. */
+export interface Service extends KubeObject {
+  spec?: {
+    type?: string;
+    clusterIP?: string;
+    clusterIPs?: string[] | null;
+    ports?: ServicePort[] | null;
+    selector?: StringMap | null;
+    externalIPs?: string[] | null;
+    loadBalancerIP?: string;
+    loadBalancerClass?: string;
+    externalTrafficPolicy?: string;
+    [k: string]: unknown;
+  };
+  status?: {
+    loadBalancer?: { ingress?: LoadBalancerIngress[] | null; [k: string]: unknown };
+    conditions?: Condition[] | null;
+    [k: string]: unknown;
+  };
+}
 /** corev1.Service. */
-export const ServiceView = z.looseObject({
+export const ServiceView: z.ZodType<Service> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     type: z.string().optional(),
@@ -154,33 +266,52 @@ export const ServiceView = z.looseObject({
     conditions: Conditions,
   }).optional(),
 });
-/** A Service. */
-export type Service = z.infer<typeof ServiceView>;
 
+/** A ConfigMap. */
+export interface ConfigMap extends KubeObject {
+  data?: StringMap | null;
+  binaryData?: StringMap | null;
+}
 /** corev1.ConfigMap. */
-export const ConfigMapView = z.looseObject({
+export const ConfigMapView: z.ZodType<ConfigMap> = z.looseObject({
   ...ObjectEnvelope,
   data: StringMap.nullish(),
   binaryData: StringMap.nullish(),
 });
-/** A ConfigMap. */
-export type ConfigMap = z.infer<typeof ConfigMapView>;
 
+/** A (reduced) Secret. */
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: { publicKey?: string; [k: string]: unknown } | null;
+}
 /**
  * corev1.Secret as held by the inventory: reduced on read (kube/live/source.ts `sanitizeObject`) to the
  * public `publicKey` data key (still base64 in a live read); removed keys are listed in the
  * `flyingfish.io/redacted-keys` annotation and `stringData` is gone.
  */
-export const SecretView = z.looseObject({
+export const SecretView: z.ZodType<Secret> = z.looseObject({
   ...ObjectEnvelope,
   type: z.string().optional(),
   data: z.looseObject({ publicKey: z.string().optional() }).nullish(),
 });
-/** A (reduced) Secret. */
-export type Secret = z.infer<typeof SecretView>;
 
+/** An EndpointSlice endpoint. */
+export interface Endpoint {
+  addresses?: string[] | null;
+  conditions?: {
+    ready?: boolean | null;
+    serving?: boolean | null;
+    terminating?: boolean | null;
+    [k: string]: unknown;
+  };
+  hostname?: string;
+  nodeName?: string;
+  zone?: string;
+  targetRef?: ObjectReference;
+  [k: string]: unknown;
+}
 /** discoveryv1.Endpoint (also the ShadowEndpointSlice template's endpoints). */
-export const EndpointView = z.looseObject({
+export const EndpointView: z.ZodType<Endpoint> = z.looseObject({
   addresses: z.array(z.string()).nullish(),
   conditions: z.looseObject({
     ready: z.boolean().nullish(),
@@ -192,31 +323,58 @@ export const EndpointView = z.looseObject({
   zone: z.string().optional(),
   targetRef: ObjectReferenceView.optional(),
 });
-/** An EndpointSlice endpoint. */
-export type Endpoint = z.infer<typeof EndpointView>;
 
+/** An EndpointSlice port. */
+export interface EndpointPort {
+  name?: string | null;
+  port?: number | null;
+  protocol?: string | null;
+  appProtocol?: string | null;
+  [k: string]: unknown;
+}
 /** discoveryv1.EndpointPort. */
-export const EndpointPortView = z.looseObject({
+export const EndpointPortView: z.ZodType<EndpointPort> = z.looseObject({
   name: z.string().nullish(),
   port: z.number().nullish(),
   protocol: z.string().nullish(),
   appProtocol: z.string().nullish(),
 });
-/** An EndpointSlice port. */
-export type EndpointPort = z.infer<typeof EndpointPortView>;
 
+/** An EndpointSlice. */
+export interface EndpointSlice extends KubeObject {
+  addressType?: string;
+  endpoints?: Endpoint[] | null;
+  ports?: EndpointPort[] | null;
+}
 /** discoveryv1.EndpointSlice (`endpoints` and `ports` are null when empty). */
-export const EndpointSliceView = z.looseObject({
+export const EndpointSliceView: z.ZodType<EndpointSlice> = z.looseObject({
   ...ObjectEnvelope,
   addressType: z.string().optional(),
   endpoints: z.array(EndpointView).nullish(),
   ports: z.array(EndpointPortView).nullish(),
 });
-/** An EndpointSlice. */
-export type EndpointSlice = z.infer<typeof EndpointSliceView>;
 
+/** A Deployment. */
+export interface Deployment extends KubeObject {
+  spec?: {
+    replicas?: number;
+    selector?: LabelSelector;
+    template?: PodTemplateSpec;
+    [k: string]: unknown;
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    unavailableReplicas?: number;
+    updatedReplicas?: number;
+    conditions?: Condition[] | null;
+    [k: string]: unknown;
+  };
+}
 /** appsv1.Deployment. */
-export const DeploymentView = z.looseObject({
+export const DeploymentView: z.ZodType<Deployment> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     replicas: z.number().optional(),
@@ -233,11 +391,25 @@ export const DeploymentView = z.looseObject({
     conditions: Conditions,
   }).optional(),
 });
-/** A Deployment. */
-export type Deployment = z.infer<typeof DeploymentView>;
 
+/** A DaemonSet. */
+export interface DaemonSet extends KubeObject {
+  spec?: { selector?: LabelSelector; template?: PodTemplateSpec; [k: string]: unknown };
+  status?: {
+    observedGeneration?: number;
+    desiredNumberScheduled?: number;
+    currentNumberScheduled?: number;
+    numberReady?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+    numberMisscheduled?: number;
+    updatedNumberScheduled?: number;
+    conditions?: Condition[] | null;
+    [k: string]: unknown;
+  };
+}
 /** appsv1.DaemonSet. */
-export const DaemonSetView = z.looseObject({
+export const DaemonSetView: z.ZodType<DaemonSet> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     selector: LabelSelectorView.optional(),
@@ -255,53 +427,83 @@ export const DaemonSetView = z.looseObject({
     conditions: Conditions,
   }).optional(),
 });
-/** A DaemonSet. */
-export type DaemonSet = z.infer<typeof DaemonSetView>;
 
+/** An ipBlock. */
+export interface IPBlock {
+  cidr?: string;
+  except?: string[] | null;
+  [k: string]: unknown;
+}
 /** networkingv1.IPBlock. */
-export const IPBlockView = z.looseObject({
+export const IPBlockView: z.ZodType<IPBlock> = z.looseObject({
   cidr: z.string().optional(),
   except: z.array(z.string()).nullish(),
 });
-/** An ipBlock. */
-export type IPBlock = z.infer<typeof IPBlockView>;
 
+/** A NetworkPolicy peer. */
+export interface NetworkPolicyPeer {
+  ipBlock?: IPBlock | null;
+  namespaceSelector?: LabelSelector | null;
+  podSelector?: LabelSelector | null;
+  [k: string]: unknown;
+}
 /** networkingv1.NetworkPolicyPeer. */
-export const NetworkPolicyPeerView = z.looseObject({
+export const NetworkPolicyPeerView: z.ZodType<NetworkPolicyPeer> = z.looseObject({
   ipBlock: IPBlockView.nullish(),
   namespaceSelector: LabelSelectorView.nullish(),
   podSelector: LabelSelectorView.nullish(),
 });
-/** A NetworkPolicy peer. */
-export type NetworkPolicyPeer = z.infer<typeof NetworkPolicyPeerView>;
 
+/** A NetworkPolicy port. */
+export interface NetworkPolicyPort {
+  protocol?: string;
+  port?: IntOrString;
+  endPort?: number;
+  [k: string]: unknown;
+}
 /** networkingv1.NetworkPolicyPort (`port` is a number or a named port). */
-export const NetworkPolicyPortView = z.looseObject({
+export const NetworkPolicyPortView: z.ZodType<NetworkPolicyPort> = z.looseObject({
   protocol: z.string().optional(),
   port: IntOrString.optional(),
   endPort: z.number().optional(),
 });
-/** A NetworkPolicy port. */
-export type NetworkPolicyPort = z.infer<typeof NetworkPolicyPortView>;
 
+/** A NetworkPolicy ingress rule. */
+export interface NetworkPolicyIngressRule {
+  from?: NetworkPolicyPeer[] | null;
+  ports?: NetworkPolicyPort[] | null;
+  [k: string]: unknown;
+}
 /** networkingv1.NetworkPolicyIngressRule. */
-export const NetworkPolicyIngressRuleView = z.looseObject({
+export const NetworkPolicyIngressRuleView: z.ZodType<NetworkPolicyIngressRule> = z.looseObject({
   from: z.array(NetworkPolicyPeerView).nullish(),
   ports: z.array(NetworkPolicyPortView).nullish(),
 });
-/** A NetworkPolicy ingress rule. */
-export type NetworkPolicyIngressRule = z.infer<typeof NetworkPolicyIngressRuleView>;
 
+/** A NetworkPolicy egress rule. */
+export interface NetworkPolicyEgressRule {
+  to?: NetworkPolicyPeer[] | null;
+  ports?: NetworkPolicyPort[] | null;
+  [k: string]: unknown;
+}
 /** networkingv1.NetworkPolicyEgressRule. */
-export const NetworkPolicyEgressRuleView = z.looseObject({
+export const NetworkPolicyEgressRuleView: z.ZodType<NetworkPolicyEgressRule> = z.looseObject({
   to: z.array(NetworkPolicyPeerView).nullish(),
   ports: z.array(NetworkPolicyPortView).nullish(),
 });
-/** A NetworkPolicy egress rule. */
-export type NetworkPolicyEgressRule = z.infer<typeof NetworkPolicyEgressRuleView>;
 
+/** A NetworkPolicy. */
+export interface NetworkPolicy extends KubeObject {
+  spec?: {
+    podSelector?: LabelSelector;
+    policyTypes?: string[] | null;
+    ingress?: NetworkPolicyIngressRule[] | null;
+    egress?: NetworkPolicyEgressRule[] | null;
+    [k: string]: unknown;
+  };
+}
 /** networkingv1.NetworkPolicy. */
-export const NetworkPolicyView = z.looseObject({
+export const NetworkPolicyView: z.ZodType<NetworkPolicy> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     podSelector: LabelSelectorView.optional(),
@@ -310,11 +512,24 @@ export const NetworkPolicyView = z.looseObject({
     egress: z.array(NetworkPolicyEgressRuleView).nullish(),
   }).optional(),
 });
-/** A NetworkPolicy. */
-export type NetworkPolicy = z.infer<typeof NetworkPolicyView>;
 
+/** A (Warning) Event. */
+export interface Event extends KubeObject {
+  involvedObject?: ObjectReference;
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  firstTimestamp?: string | null;
+  lastTimestamp?: string | null;
+  eventTime?: string | null;
+  series?: { count?: number; lastObservedTime?: string | null; [k: string]: unknown } | null;
+  source?: { component?: string; host?: string; [k: string]: unknown };
+  reportingComponent?: string;
+  reportingInstance?: string;
+}
 /** corev1.Event (core events and events.k8s.io ones seen through core v1). */
-export const EventView = z.looseObject({
+export const EventView: z.ZodType<Event> = z.looseObject({
   ...ObjectEnvelope,
   involvedObject: ObjectReferenceView.optional(),
   type: z.string().optional(),
@@ -329,5 +544,3 @@ export const EventView = z.looseObject({
   reportingComponent: z.string().optional(),
   reportingInstance: z.string().optional(),
 });
-/** A (Warning) Event. */
-export type Event = z.infer<typeof EventView>;

@@ -1,9 +1,14 @@
 /** Typed views of Liqo's ipam.liqo.io/v1alpha1 kinds: Network and IP (FACTS §2.9). */
 import { z } from "zod";
-import { ObjectEnvelope } from "./meta.ts";
+import { type KubeObject, ObjectEnvelope } from "./meta.ts";
 
+/** A Network. */
+export interface Network extends KubeObject {
+  spec?: { cidr?: string; preAllocated?: number; [k: string]: unknown };
+  status?: { cidr?: string; [k: string]: unknown };
+}
 /** ipam.liqo.io Network: `spec.cidr` desired, `status.cidr` acquired (single CIDR strings). */
-export const NetworkView = z.looseObject({
+export const NetworkView: z.ZodType<Network> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     cidr: z.string().optional(),
@@ -11,11 +16,20 @@ export const NetworkView = z.looseObject({
   }).optional(),
   status: z.looseObject({ cidr: z.string().optional() }).optional(),
 });
-/** A Network. */
-export type Network = z.infer<typeof NetworkView>;
 
+/** An IP. */
+export interface IP extends KubeObject {
+  spec?: {
+    ip?: string;
+    networkRef?: { kind?: string; name?: string; namespace?: string; [k: string]: unknown };
+    masquerade?: boolean;
+    serviceTemplate?: { [k: string]: unknown };
+    [k: string]: unknown;
+  };
+  status?: { ip?: string; cidr?: string; [k: string]: unknown };
+}
 /** ipam.liqo.io IP: `status.ip` is one address (there is no `status.ips`). */
-export const IPView = z.looseObject({
+export const IPView: z.ZodType<IP> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     ip: z.string().optional(),
@@ -32,5 +46,3 @@ export const IPView = z.looseObject({
     cidr: z.string().optional(),
   }).optional(),
 });
-/** An IP. */
-export type IP = z.infer<typeof IPView>;

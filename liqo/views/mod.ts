@@ -8,43 +8,120 @@ import type { KindId } from "../../kube/kinds.ts";
 import type { Inventory, KindState } from "../../kube/inventory.ts";
 import type { DiscoveryOutcome } from "../../kube/source.ts";
 import {
+  type ConfigMap,
   ConfigMapView,
+  type DaemonSet,
   DaemonSetView,
+  type Deployment,
   DeploymentView,
+  type EndpointSlice,
   EndpointSliceView,
+  type Event,
   EventView,
+  type Namespace,
   NamespaceView,
+  type NetworkPolicy,
   NetworkPolicyView,
+  type Node,
   NodeView,
+  type Pod,
   PodView,
+  type Secret,
   SecretView,
+  type Service,
   ServiceView,
 } from "./core.ts";
 import {
+  type Configuration,
   ConfigurationView,
+  type Connection,
   ConnectionView,
+  type FirewallConfiguration,
   FirewallConfigurationView,
+  type GatewayClient,
   GatewayClientView,
+  type GatewayServer,
   GatewayServerView,
+  type GeneveTunnel,
   GeneveTunnelView,
+  type InternalFabric,
   InternalFabricView,
+  type InternalNode,
   InternalNodeView,
+  type PublicKey,
   PublicKeyView,
+  type RouteConfiguration,
   RouteConfigurationView,
+  type WgGatewayClient,
   WgGatewayClientView,
+  type WgGatewayServer,
   WgGatewayServerView,
 } from "./networking.ts";
-import { IPView, NetworkView } from "./ipam.ts";
-import { ForeignClusterView, IdentityView, ResourceSliceView, TenantView } from "./peering.ts";
+import { type IP, IPView, type Network, NetworkView } from "./ipam.ts";
 import {
+  type ForeignCluster,
+  ForeignClusterView,
+  type Identity,
+  IdentityView,
+  type ResourceSlice,
+  ResourceSliceView,
+  type Tenant,
+  TenantView,
+} from "./peering.ts";
+import {
+  type NamespaceMap,
   NamespaceMapView,
+  type NamespaceOffloading,
   NamespaceOffloadingView,
+  type ShadowEndpointSlice,
   ShadowEndpointSliceView,
+  type VirtualNode,
   VirtualNodeView,
 } from "./offloading.ts";
+import type { KubeObject } from "./meta.ts";
+
+/**
+ * The view type of every kind in kube/kinds.ts, by kind id (each one a {@link KubeObject}: `metadata`
+ * is always there).
+ */
+export interface ViewTypes extends Record<KindId, KubeObject> {
+  nodes: Node;
+  namespaces: Namespace;
+  pods: Pod;
+  services: Service;
+  configmaps: ConfigMap;
+  secrets: Secret;
+  endpointslices: EndpointSlice;
+  deployments: Deployment;
+  daemonsets: DaemonSet;
+  networkpolicies: NetworkPolicy;
+  foreignclusters: ForeignCluster;
+  configurations: Configuration;
+  connections: Connection;
+  gatewayservers: GatewayServer;
+  gatewayclients: GatewayClient;
+  publickeies: PublicKey;
+  internalnodes: InternalNode;
+  internalfabrics: InternalFabric;
+  genevetunnels: GeneveTunnel;
+  routeconfigurations: RouteConfiguration;
+  firewallconfigurations: FirewallConfiguration;
+  wggatewayservers: WgGatewayServer;
+  wggatewayclients: WgGatewayClient;
+  networks: Network;
+  ips: IP;
+  identities: Identity;
+  tenants: Tenant;
+  resourceslices: ResourceSlice;
+  namespaceoffloadings: NamespaceOffloading;
+  namespacemaps: NamespaceMap;
+  virtualnodes: VirtualNode;
+  shadowendpointslices: ShadowEndpointSlice;
+  events: Event;
+}
 
 /** The schema of every kind in kube/kinds.ts, by kind id. */
-export const VIEWS = {
+export const VIEWS: { readonly [K in KindId]: z.ZodType<ViewTypes[K]> } = {
   nodes: NodeView,
   namespaces: NamespaceView,
   pods: PodView,
@@ -78,10 +155,10 @@ export const VIEWS = {
   virtualnodes: VirtualNodeView,
   shadowendpointslices: ShadowEndpointSliceView,
   events: EventView,
-} as const satisfies Record<KindId, z.ZodType>;
+};
 
 /** The typed view of one kind (e.g. `ViewOf<"pods">` is a Pod). */
-export type ViewOf<K extends KindId> = z.infer<(typeof VIEWS)[K]>;
+export type ViewOf<K extends KindId> = ViewTypes[K];
 
 /** An object left out of its kind's view because it did not fit the schema. */
 export interface Malformed {

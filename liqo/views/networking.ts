@@ -5,29 +5,47 @@
  */
 import { z } from "zod";
 import {
+  type Condition,
   Conditions,
+  type KubeObject,
+  type NameRef,
   NameRefView,
   ObjectEnvelope,
+  type ObjectReference,
   ObjectReferenceView,
   StringMap,
   Timestamp,
 } from "./meta.ts";
 
+/** Pod and external CIDRs. */
+export interface ClusterCIDR {
+  pod?: string[] | null;
+  external?: string[] | null;
+  [k: string]: unknown;
+}
 /** Configuration CIDR pair (`cidr.pod[]`, `cidr.external[]`). */
-export const ClusterCIDRView = z.looseObject({
+export const ClusterCIDRView: z.ZodType<ClusterCIDR> = z.looseObject({
   pod: z.array(z.string()).nullish(),
   external: z.array(z.string()).nullish(),
 });
-/** Pod and external CIDRs. */
-export type ClusterCIDR = z.infer<typeof ClusterCIDRView>;
 
-/** Configuration `local` / `remote` / `status.remote`. */
-export const ClusterConfigView = z.looseObject({ cidr: ClusterCIDRView.optional() });
 /** One side of a Configuration. */
-export type ClusterConfig = z.infer<typeof ClusterConfigView>;
+export interface ClusterConfig {
+  cidr?: ClusterCIDR;
+  [k: string]: unknown;
+}
+/** Configuration `local` / `remote` / `status.remote`. */
+export const ClusterConfigView: z.ZodType<ClusterConfig> = z.looseObject({
+  cidr: ClusterCIDRView.optional(),
+});
 
+/** A Configuration. */
+export interface Configuration extends KubeObject {
+  spec?: { local?: ClusterConfig; remote?: ClusterConfig; [k: string]: unknown };
+  status?: { remote?: ClusterConfig; conditions?: Condition[] | null; [k: string]: unknown };
+}
 /** networking.liqo.io Configuration. */
-export const ConfigurationView = z.looseObject({
+export const ConfigurationView: z.ZodType<Configuration> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     local: ClusterConfigView.optional(),
@@ -38,11 +56,18 @@ export const ConfigurationView = z.looseObject({
     conditions: Conditions,
   }).optional(),
 });
-/** A Configuration. */
-export type Configuration = z.infer<typeof ConfigurationView>;
 
+/** A Connection. */
+export interface Connection extends KubeObject {
+  spec?: { type?: string; gatewayRef?: ObjectReference; [k: string]: unknown };
+  status?: {
+    value?: string;
+    latency?: { value?: string; timestamp?: string | null; [k: string]: unknown };
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io Connection. */
-export const ConnectionView = z.looseObject({
+export const ConnectionView: z.ZodType<Connection> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     type: z.string().optional(),
@@ -53,11 +78,19 @@ export const ConnectionView = z.looseObject({
     latency: z.looseObject({ value: z.string().optional(), timestamp: Timestamp }).optional(),
   }).optional(),
 });
-/** A Connection. */
-export type Connection = z.infer<typeof ConnectionView>;
 
+/** A gateway endpoint. */
+export interface GatewayEndpoint {
+  addresses?: string[] | null;
+  /** v1.x single port (deprecated at HEAD). */
+  port?: number;
+  /** HEAD-only list of ports. */
+  ports?: number[] | null;
+  protocol?: string;
+  [k: string]: unknown;
+}
 /** A published gateway endpoint (GatewayServer/WgGatewayServer status, GatewayClient spec). */
-export const GatewayEndpointView = z.looseObject({
+export const GatewayEndpointView: z.ZodType<GatewayEndpoint> = z.looseObject({
   addresses: z.array(z.string()).nullish(),
   /** v1.x single port (deprecated at HEAD). */
   port: z.number().optional(),
@@ -65,19 +98,48 @@ export const GatewayEndpointView = z.looseObject({
   ports: z.array(z.number()).nullish(),
   protocol: z.string().optional(),
 });
-/** A gateway endpoint. */
-export type GatewayEndpoint = z.infer<typeof GatewayEndpointView>;
 
+/** A gateway internal endpoint. */
+export interface InternalGatewayEndpoint {
+  ip?: string;
+  node?: string;
+  [k: string]: unknown;
+}
 /** Gateway internal endpoint (`status.internalEndpoint`). */
-export const InternalGatewayEndpointView = z.looseObject({
+export const InternalGatewayEndpointView: z.ZodType<InternalGatewayEndpoint> = z.looseObject({
   ip: z.string().optional(),
   node: z.string().optional(),
 });
-/** A gateway internal endpoint. */
-export type InternalGatewayEndpoint = z.infer<typeof InternalGatewayEndpointView>;
 
+/** A GatewayServer. */
+export interface GatewayServer extends KubeObject {
+  spec?: {
+    endpoint?: {
+      port?: number;
+      ports?: number[] | null;
+      nodePort?: number;
+      nodePorts?: number[] | null;
+      serviceType?: string;
+      loadBalancerIP?: string;
+      [k: string]: unknown;
+    };
+    mtu?: number;
+    secretRef?: NameRef;
+    serverTemplateRef?: ObjectReference;
+    serviceAnnotations?: StringMap | null;
+    serviceLabels?: StringMap | null;
+    [k: string]: unknown;
+  };
+  status?: {
+    endpoint?: GatewayEndpoint;
+    internalEndpoint?: InternalGatewayEndpoint;
+    secretRef?: ObjectReference;
+    serverRef?: ObjectReference;
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io GatewayServer. */
-export const GatewayServerView = z.looseObject({
+export const GatewayServerView: z.ZodType<GatewayServer> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     endpoint: z.looseObject({
@@ -101,11 +163,25 @@ export const GatewayServerView = z.looseObject({
     serverRef: ObjectReferenceView.optional(),
   }).optional(),
 });
-/** A GatewayServer. */
-export type GatewayServer = z.infer<typeof GatewayServerView>;
 
+/** A GatewayClient. */
+export interface GatewayClient extends KubeObject {
+  spec?: {
+    endpoint?: GatewayEndpoint;
+    mtu?: number;
+    secretRef?: NameRef;
+    clientTemplateRef?: ObjectReference;
+    [k: string]: unknown;
+  };
+  status?: {
+    clientRef?: ObjectReference;
+    internalEndpoint?: InternalGatewayEndpoint;
+    secretRef?: ObjectReference;
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io GatewayClient. */
-export const GatewayClientView = z.looseObject({
+export const GatewayClientView: z.ZodType<GatewayClient> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     endpoint: GatewayEndpointView.optional(),
@@ -119,19 +195,34 @@ export const GatewayClientView = z.looseObject({
     secretRef: ObjectReferenceView.optional(),
   }).optional(),
 });
-/** A GatewayClient. */
-export type GatewayClient = z.infer<typeof GatewayClientView>;
 
+/** A PublicKey. */
+export interface PublicKey extends KubeObject {
+  spec?: { publicKey?: string; [k: string]: unknown };
+}
 /** networking.liqo.io PublicKey (`spec.publicKey` is base64, `format: byte`). */
-export const PublicKeyView = z.looseObject({
+export const PublicKeyView: z.ZodType<PublicKey> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({ publicKey: z.string().optional() }).optional(),
 });
-/** A PublicKey. */
-export type PublicKey = z.infer<typeof PublicKeyView>;
 
+/** An InternalNode. */
+export interface InternalNode extends KubeObject {
+  spec?: {
+    interface?: {
+      node?: { ip?: string; [k: string]: unknown };
+      gateway?: { name?: string; [k: string]: unknown };
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+  status?: {
+    nodeIP?: { local?: string; remote?: string; [k: string]: unknown };
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io InternalNode (cluster-scoped). */
-export const InternalNodeView = z.looseObject({
+export const InternalNodeView: z.ZodType<InternalNode> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     interface: z.looseObject({
@@ -143,11 +234,23 @@ export const InternalNodeView = z.looseObject({
     nodeIP: z.looseObject({ local: z.string().optional(), remote: z.string().optional() }).optional(),
   }).optional(),
 });
-/** An InternalNode. */
-export type InternalNode = z.infer<typeof InternalNodeView>;
 
+/** An InternalFabric. */
+export interface InternalFabric extends KubeObject {
+  spec?: {
+    gatewayIP?: string;
+    mtu?: number;
+    remoteCIDRs?: string[] | null;
+    interface?: {
+      gateway?: { ip?: string; [k: string]: unknown };
+      node?: { name?: string; [k: string]: unknown };
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io InternalFabric (no status subresource). */
-export const InternalFabricView = z.looseObject({
+export const InternalFabricView: z.ZodType<InternalFabric> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     gatewayIP: z.string().optional(),
@@ -159,11 +262,18 @@ export const InternalFabricView = z.looseObject({
     }).optional(),
   }).optional(),
 });
-/** An InternalFabric. */
-export type InternalFabric = z.infer<typeof InternalFabricView>;
 
+/** A GeneveTunnel. */
+export interface GeneveTunnel extends KubeObject {
+  spec?: {
+    id?: number;
+    internalFabricRef?: ObjectReference;
+    internalNodeRef?: ObjectReference;
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io GeneveTunnel. */
-export const GeneveTunnelView = z.looseObject({
+export const GeneveTunnelView: z.ZodType<GeneveTunnel> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     id: z.number().optional(),
@@ -171,18 +281,34 @@ export const GeneveTunnelView = z.looseObject({
     internalNodeRef: ObjectReferenceView.optional(),
   }).optional(),
 });
-/** A GeneveTunnel. */
-export type GeneveTunnel = z.infer<typeof GeneveTunnelView>;
 
+/** A route / table `targetRef`. */
+interface TargetRef {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  [k: string]: unknown;
+}
 /** Route `targetRef` / table `targetRef`. */
-const TargetRefView = z.looseObject({
+const TargetRefView: z.ZodType<TargetRef> = z.looseObject({
   kind: z.string().optional(),
   name: z.string().optional(),
   namespace: z.string().optional(),
 });
 
+/** A route. */
+export interface Route {
+  dst?: string;
+  gw?: string;
+  src?: string;
+  dev?: string;
+  onlink?: boolean;
+  scope?: string;
+  targetRef?: TargetRef;
+  [k: string]: unknown;
+}
 /** One route of a RouteConfiguration rule. */
-export const RouteView = z.looseObject({
+export const RouteView: z.ZodType<Route> = z.looseObject({
   dst: z.string().optional(),
   gw: z.string().optional(),
   src: z.string().optional(),
@@ -191,11 +317,21 @@ export const RouteView = z.looseObject({
   scope: z.string().optional(),
   targetRef: TargetRefView.optional(),
 });
-/** A route. */
-export type Route = z.infer<typeof RouteView>;
 
+/** A route rule. */
+export interface RouteRule {
+  dst?: string;
+  src?: string;
+  iif?: string;
+  oif?: string;
+  fwmark?: number;
+  priority?: number;
+  routes?: Route[] | null;
+  targetRef?: TargetRef;
+  [k: string]: unknown;
+}
 /** One rule of a RouteConfiguration table. */
-export const RouteRuleView = z.looseObject({
+export const RouteRuleView: z.ZodType<RouteRule> = z.looseObject({
   dst: z.string().optional(),
   src: z.string().optional(),
   iif: z.string().optional(),
@@ -205,16 +341,25 @@ export const RouteRuleView = z.looseObject({
   routes: z.array(RouteView).nullish(),
   targetRef: TargetRefView.optional(),
 });
-/** A route rule. */
-export type RouteRule = z.infer<typeof RouteRuleView>;
 
-/** Status of a Route/FirewallConfiguration: one `Applied` condition per applying pod (`host`). */
-export const AppliedStatusView = z.looseObject({ conditions: Conditions });
 /** Per-host applied status. */
-export type AppliedStatus = z.infer<typeof AppliedStatusView>;
+export interface AppliedStatus {
+  conditions?: Condition[] | null;
+  [k: string]: unknown;
+}
+/** Status of a Route/FirewallConfiguration: one `Applied` condition per applying pod (`host`). */
+export const AppliedStatusView: z.ZodType<AppliedStatus> = z.looseObject({ conditions: Conditions });
 
+/** A RouteConfiguration. */
+export interface RouteConfiguration extends KubeObject {
+  spec?: {
+    table?: { name?: string; rules?: RouteRule[] | null; targetRef?: TargetRef; [k: string]: unknown };
+    [k: string]: unknown;
+  };
+  status?: AppliedStatus;
+}
 /** networking.liqo.io RouteConfiguration. */
-export const RouteConfigurationView = z.looseObject({
+export const RouteConfigurationView: z.ZodType<RouteConfiguration> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     table: z.looseObject({
@@ -225,11 +370,24 @@ export const RouteConfigurationView = z.looseObject({
   }).optional(),
   status: AppliedStatusView.optional(),
 });
-/** A RouteConfiguration. */
-export type RouteConfiguration = z.infer<typeof RouteConfigurationView>;
 
+/** A firewall chain. */
+export interface FirewallChain {
+  name?: string;
+  type?: string;
+  policy?: string;
+  hook?: string;
+  priority?: number;
+  rules?: {
+    natRules?: { name?: string; [k: string]: unknown }[] | null;
+    filterRules?: { name?: string; action?: string; [k: string]: unknown }[] | null;
+    routeRules?: { name?: string; [k: string]: unknown }[] | null;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
 /** One chain of a FirewallConfiguration table (rules kept loose: nat/filter/route rule lists). */
-export const FirewallChainView = z.looseObject({
+export const FirewallChainView: z.ZodType<FirewallChain> = z.looseObject({
   name: z.string().optional(),
   type: z.string().optional(),
   policy: z.string().optional(),
@@ -242,11 +400,17 @@ export const FirewallChainView = z.looseObject({
     routeRules: z.array(z.looseObject({ name: z.string().optional() })).nullish(),
   }).optional(),
 });
-/** A firewall chain. */
-export type FirewallChain = z.infer<typeof FirewallChainView>;
 
+/** A FirewallConfiguration. */
+export interface FirewallConfiguration extends KubeObject {
+  spec?: {
+    table?: { name?: string; family?: string; chains?: FirewallChain[] | null; [k: string]: unknown };
+    [k: string]: unknown;
+  };
+  status?: AppliedStatus;
+}
 /** networking.liqo.io FirewallConfiguration. */
-export const FirewallConfigurationView = z.looseObject({
+export const FirewallConfigurationView: z.ZodType<FirewallConfiguration> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     table: z.looseObject({
@@ -257,11 +421,25 @@ export const FirewallConfigurationView = z.looseObject({
   }).optional(),
   status: AppliedStatusView.optional(),
 });
-/** A FirewallConfiguration. */
-export type FirewallConfiguration = z.infer<typeof FirewallConfigurationView>;
 
+/** A WgGatewayServer. */
+export interface WgGatewayServer extends KubeObject {
+  spec?: {
+    deployment?: { [k: string]: unknown };
+    service?: { [k: string]: unknown };
+    metrics?: { enabled?: boolean; [k: string]: unknown };
+    secretRef?: NameRef;
+    [k: string]: unknown;
+  };
+  status?: {
+    endpoint?: GatewayEndpoint;
+    internalEndpoint?: InternalGatewayEndpoint;
+    secretRef?: ObjectReference;
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io WgGatewayServer (deployment/service templates kept loose). */
-export const WgGatewayServerView = z.looseObject({
+export const WgGatewayServerView: z.ZodType<WgGatewayServer> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     deployment: z.looseObject({}).optional(),
@@ -275,11 +453,23 @@ export const WgGatewayServerView = z.looseObject({
     secretRef: ObjectReferenceView.optional(),
   }).optional(),
 });
-/** A WgGatewayServer. */
-export type WgGatewayServer = z.infer<typeof WgGatewayServerView>;
 
+/** A WgGatewayClient. */
+export interface WgGatewayClient extends KubeObject {
+  spec?: {
+    deployment?: { [k: string]: unknown };
+    metrics?: { enabled?: boolean; [k: string]: unknown };
+    secretRef?: NameRef;
+    [k: string]: unknown;
+  };
+  status?: {
+    internalEndpoint?: InternalGatewayEndpoint;
+    secretRef?: ObjectReference;
+    [k: string]: unknown;
+  };
+}
 /** networking.liqo.io WgGatewayClient (deployment template kept loose). */
-export const WgGatewayClientView = z.looseObject({
+export const WgGatewayClientView: z.ZodType<WgGatewayClient> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     deployment: z.looseObject({}).optional(),
@@ -291,5 +481,3 @@ export const WgGatewayClientView = z.looseObject({
     secretRef: ObjectReferenceView.optional(),
   }).optional(),
 });
-/** A WgGatewayClient. */
-export type WgGatewayClient = z.infer<typeof WgGatewayClientView>;

@@ -3,11 +3,38 @@
  * VirtualNode, ShadowEndpointSlice (FACTS §2.11).
  */
 import { z } from "zod";
-import { EndpointPortView, EndpointView } from "./core.ts";
-import { Conditions, NameRefView, ObjectEnvelope, StringMap, TemplateMetaView } from "./meta.ts";
+import { type Endpoint, type EndpointPort, EndpointPortView, EndpointView } from "./core.ts";
+import {
+  type Condition,
+  Conditions,
+  type KubeObject,
+  type NameRef,
+  NameRefView,
+  ObjectEnvelope,
+  StringMap,
+  type TemplateMeta,
+  TemplateMetaView,
+} from "./meta.ts";
 
+/** A NamespaceOffloading. */
+export interface NamespaceOffloading extends KubeObject {
+  spec?: {
+    namespaceMappingStrategy?: string;
+    remoteNamespaceName?: string;
+    podOffloadingStrategy?: string;
+    clusterSelector?: { [k: string]: unknown };
+    [k: string]: unknown;
+  };
+  status?: {
+    offloadingPhase?: string;
+    remoteNamespaceName?: string;
+    remoteNamespacesConditions?: Record<string, Condition[] | null | undefined> | null;
+    observedGeneration?: number;
+    [k: string]: unknown;
+  };
+}
 /** offloading.liqo.io NamespaceOffloading (`remoteNamespacesConditions` is keyed by cluster ID). */
-export const NamespaceOffloadingView = z.looseObject({
+export const NamespaceOffloadingView: z.ZodType<NamespaceOffloading> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     namespaceMappingStrategy: z.string().optional(),
@@ -22,30 +49,54 @@ export const NamespaceOffloadingView = z.looseObject({
     observedGeneration: z.number().optional(),
   }).optional(),
 });
-/** A NamespaceOffloading. */
-export type NamespaceOffloading = z.infer<typeof NamespaceOffloadingView>;
 
+/** A current namespace mapping. */
+export interface RemoteNamespaceStatus {
+  remoteNamespace?: string;
+  phase?: string;
+  [k: string]: unknown;
+}
 /** One entry of NamespaceMap `status.currentMapping`. */
-export const RemoteNamespaceStatusView = z.looseObject({
+export const RemoteNamespaceStatusView: z.ZodType<RemoteNamespaceStatus> = z.looseObject({
   remoteNamespace: z.string().optional(),
   phase: z.string().optional(),
 });
-/** A current namespace mapping. */
-export type RemoteNamespaceStatus = z.infer<typeof RemoteNamespaceStatusView>;
 
+/** A NamespaceMap. */
+export interface NamespaceMap extends KubeObject {
+  spec?: { desiredMapping?: StringMap | null; [k: string]: unknown };
+  status?: { currentMapping?: Record<string, RemoteNamespaceStatus> | null; [k: string]: unknown };
+}
 /** offloading.liqo.io NamespaceMap. */
-export const NamespaceMapView = z.looseObject({
+export const NamespaceMapView: z.ZodType<NamespaceMap> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({ desiredMapping: StringMap.nullish() }).optional(),
   status: z.looseObject({
     currentMapping: z.record(z.string(), RemoteNamespaceStatusView).nullish(),
   }).optional(),
 });
-/** A NamespaceMap. */
-export type NamespaceMap = z.infer<typeof NamespaceMapView>;
 
+/** A VirtualNode. */
+export interface VirtualNode extends KubeObject {
+  spec?: {
+    clusterID?: string;
+    createNode?: boolean;
+    disableNetworkCheck?: boolean;
+    kubeconfigSecretRef?: NameRef;
+    vkOptionsTemplateRef?: { kind?: string; name?: string; namespace?: string; [k: string]: unknown };
+    template?: {
+      metadata?: TemplateMeta;
+      spec?: { [k: string]: unknown };
+      [k: string]: unknown;
+    };
+    labels?: StringMap | null;
+    annotations?: StringMap | null;
+    [k: string]: unknown;
+  };
+  status?: { conditions?: Condition[] | null; [k: string]: unknown };
+}
 /** offloading.liqo.io VirtualNode (the virtual-kubelet Deployment template is kept loose). */
-export const VirtualNodeView = z.looseObject({
+export const VirtualNodeView: z.ZodType<VirtualNode> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     clusterID: z.string().optional(),
@@ -66,11 +117,21 @@ export const VirtualNodeView = z.looseObject({
   }).optional(),
   status: z.looseObject({ conditions: Conditions }).optional(),
 });
-/** A VirtualNode. */
-export type VirtualNode = z.infer<typeof VirtualNodeView>;
 
+/** A ShadowEndpointSlice. */
+export interface ShadowEndpointSlice extends KubeObject {
+  spec?: {
+    template?: {
+      addressType?: string;
+      endpoints?: Endpoint[] | null;
+      ports?: EndpointPort[] | null;
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+}
 /** offloading.liqo.io ShadowEndpointSlice (`spec.template` is an EndpointSlice body). */
-export const ShadowEndpointSliceView = z.looseObject({
+export const ShadowEndpointSliceView: z.ZodType<ShadowEndpointSlice> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     template: z.looseObject({
@@ -80,5 +141,3 @@ export const ShadowEndpointSliceView = z.looseObject({
     }).optional(),
   }).optional(),
 });
-/** A ShadowEndpointSlice. */
-export type ShadowEndpointSlice = z.infer<typeof ShadowEndpointSliceView>;

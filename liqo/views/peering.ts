@@ -3,18 +3,50 @@
  * (authentication.liqo.io) — FACTS §2.1, §2.10.
  */
 import { z } from "zod";
-import { Conditions, NameRefView, ObjectEnvelope, ResourceList, StringMap } from "./meta.ts";
+import {
+  type Condition,
+  Conditions,
+  type KubeObject,
+  type NameRef,
+  NameRefView,
+  ObjectEnvelope,
+  ResourceList,
+  StringMap,
+} from "./meta.ts";
 
+/** A ForeignCluster module. */
+export interface Module {
+  enabled?: boolean;
+  conditions?: Condition[] | null;
+  [k: string]: unknown;
+}
 /** One ForeignCluster module (`status.modules.<networking|authentication|offloading>`). */
-export const ModuleView = z.looseObject({
+export const ModuleView: z.ZodType<Module> = z.looseObject({
   enabled: z.boolean().optional(),
   conditions: Conditions,
 });
-/** A ForeignCluster module. */
-export type Module = z.infer<typeof ModuleView>;
 
+/** A ForeignCluster. */
+export interface ForeignCluster extends KubeObject {
+  spec?: { clusterID?: string; [k: string]: unknown };
+  status?: {
+    role?: string;
+    modules?: {
+      networking?: Module;
+      authentication?: Module;
+      offloading?: Module;
+      [k: string]: unknown;
+    };
+    conditions?: Condition[] | null;
+    apiServerUrl?: string;
+    foreignProxyUrl?: string;
+    tenantNamespace?: { local?: string; remote?: string; [k: string]: unknown };
+    observedGeneration?: number;
+    [k: string]: unknown;
+  };
+}
 /** core.liqo.io ForeignCluster (cluster-scoped; name = remote cluster ID). */
-export const ForeignClusterView = z.looseObject({
+export const ForeignClusterView: z.ZodType<ForeignCluster> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({ clusterID: z.string().optional() }).optional(),
   status: z.looseObject({
@@ -34,22 +66,38 @@ export const ForeignClusterView = z.looseObject({
     observedGeneration: z.number().optional(),
   }).optional(),
 });
-/** A ForeignCluster. */
-export type ForeignCluster = z.infer<typeof ForeignClusterView>;
 
+/** Authentication parameters. */
+export interface AuthParams {
+  ca?: string;
+  signedCRT?: string;
+  apiServer?: string;
+  proxyURL?: string;
+  awsConfig?: { [k: string]: unknown };
+  [k: string]: unknown;
+}
 /** authentication.liqo.io AuthParams (`ca` and `signedCRT` are base64, `format: byte`). */
-export const AuthParamsView = z.looseObject({
+export const AuthParamsView: z.ZodType<AuthParams> = z.looseObject({
   ca: z.string().optional(),
   signedCRT: z.string().optional(),
   apiServer: z.string().optional(),
   proxyURL: z.string().optional(),
   awsConfig: z.looseObject({}).optional(),
 });
-/** Authentication parameters. */
-export type AuthParams = z.infer<typeof AuthParamsView>;
 
+/** An Identity. */
+export interface Identity extends KubeObject {
+  spec?: {
+    clusterID?: string;
+    type?: string;
+    authParams?: AuthParams;
+    namespace?: string;
+    [k: string]: unknown;
+  };
+  status?: { kubeconfigSecretRef?: NameRef; [k: string]: unknown };
+}
 /** authentication.liqo.io Identity. */
-export const IdentityView = z.looseObject({
+export const IdentityView: z.ZodType<Identity> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     clusterID: z.string().optional(),
@@ -59,11 +107,23 @@ export const IdentityView = z.looseObject({
   }).optional(),
   status: z.looseObject({ kubeconfigSecretRef: NameRefView.optional() }).optional(),
 });
-/** An Identity. */
-export type Identity = z.infer<typeof IdentityView>;
 
+/** A Tenant. */
+export interface Tenant extends KubeObject {
+  spec?: {
+    clusterID?: string;
+    authzPolicy?: string;
+    publicKey?: string;
+    csr?: string;
+    signature?: string;
+    proxyURL?: string;
+    tenantCondition?: string;
+    [k: string]: unknown;
+  };
+  status?: { tenantNamespace?: string; authParams?: AuthParams; [k: string]: unknown };
+}
 /** authentication.liqo.io Tenant (`status.tenantNamespace` is a plain string here). */
-export const TenantView = z.looseObject({
+export const TenantView: z.ZodType<Tenant> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     clusterID: z.string().optional(),
@@ -79,14 +139,39 @@ export const TenantView = z.looseObject({
     authParams: AuthParamsView.optional(),
   }).optional(),
 });
-/** A Tenant. */
-export type Tenant = z.infer<typeof TenantView>;
 
+/** A class offered by a provider. */
+interface OfferedClass {
+  default?: boolean;
+  [k: string]: unknown;
+}
 /** A class offered by a provider (storage / ingress / load-balancer classes). */
-const OfferedClassView = z.looseObject({ default: z.boolean().optional() });
+const OfferedClassView: z.ZodType<OfferedClass> = z.looseObject({ default: z.boolean().optional() });
 
+/** A ResourceSlice. */
+export interface ResourceSlice extends KubeObject {
+  spec?: {
+    consumerClusterID?: string;
+    providerClusterID?: string;
+    resources?: ResourceList | null;
+    class?: string;
+    csr?: string;
+    [k: string]: unknown;
+  };
+  status?: {
+    conditions?: Condition[] | null;
+    resources?: ResourceList | null;
+    authParams?: AuthParams;
+    storageClasses?: OfferedClass[] | null;
+    ingressClasses?: OfferedClass[] | null;
+    loadBalancerClasses?: OfferedClass[] | null;
+    nodeLabels?: StringMap | null;
+    nodeSelector?: StringMap | null;
+    [k: string]: unknown;
+  };
+}
 /** authentication.liqo.io ResourceSlice. */
-export const ResourceSliceView = z.looseObject({
+export const ResourceSliceView: z.ZodType<ResourceSlice> = z.looseObject({
   ...ObjectEnvelope,
   spec: z.looseObject({
     consumerClusterID: z.string().optional(),
@@ -106,5 +191,3 @@ export const ResourceSliceView = z.looseObject({
     nodeSelector: StringMap.nullish(),
   }).optional(),
 });
-/** A ResourceSlice. */
-export type ResourceSlice = z.infer<typeof ResourceSliceView>;

@@ -9,7 +9,7 @@ import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.t
 import { runScenario } from "./harness.ts";
 import { runScenarioCommand } from "./scenario_cli.ts";
 import type { CheatSheetEntry } from "../../report/model.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import type { Loose } from "../support/fixtures.ts";
 
 interface Want {
   scenario: string;
@@ -19,7 +19,7 @@ interface Want {
   podCidr: string;
   remotePodIp: string;
   /** Where the remote pod address comes from in the served objects. */
-  source: (objects: K8sObject[]) => string[];
+  source: (objects: Loose[]) => string[];
   endpoint: string;
   mtuPayload: string;
 }

@@ -18,6 +18,16 @@ export const CLI_PERMISSIONS: string[] = [
   "--allow-net=127.0.0.1",
 ];
 
+/**
+ * `--sample-interval` of e2e runs. The fake servers run the WireGuard transfer counters on a
+ * virtual clock ({@link FAKE_CLOCK}), so two samples 100 ms apart show the same movement (or the
+ * same stall) as two samples seconds apart would.
+ */
+export const SAMPLE_INTERVAL = "100ms";
+
+/** serveScenario options of e2e runs: counters advance 1 virtual second per exec call. */
+export const FAKE_CLOCK = { execClockStepSeconds: 1 } as const;
+
 const REPO_ROOT = new URL("../../", import.meta.url);
 const CLI_MAIN = new URL("cli/main.ts", REPO_ROOT);
 
@@ -71,7 +81,7 @@ export async function runScenario(
   opts: { tls?: boolean; extraArgs?: string[]; output?: "json" | "text" } = {},
 ): Promise<ScenarioRun> {
   const s = await loadScenario(name);
-  const served = await serveScenario(s, { tls: opts.tls ?? true });
+  const served = await serveScenario(s, { tls: opts.tls ?? true, ...FAKE_CLOCK });
   const tmp = await Deno.makeTempDir({ prefix: `ff-e2e-${name}-` });
   try {
     const local = `${tmp}/${s.run.local}.kubeconfig`;
@@ -86,7 +96,7 @@ export async function runScenario(
     args.push("-o", output);
     const extra = [...s.run.args, ...(opts.extraArgs ?? [])];
     if (!s.run.networkProbes && !hasFlag(extra, "--no-network-probes")) args.push("--no-network-probes");
-    if (!hasFlag(extra, "--sample-interval")) args.push("--sample-interval", "1s");
+    if (!hasFlag(extra, "--sample-interval")) args.push("--sample-interval", SAMPLE_INTERVAL);
     args.push(...extra);
     const r = await runCli(args);
     let report = null;

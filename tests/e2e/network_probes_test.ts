@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import type { K8sObject } from "../../kube/source.ts";
 import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
 import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
-import { CLI_PERMISSIONS, runCli } from "./harness.ts";
+import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
+import { type Loose, loose } from "../support/fixtures.ts";
 
 const PEER = "milan-8d1f03";
 
@@ -25,8 +26,8 @@ interface CheckRun {
 }
 
 /** Finds one object of the served rome cluster (throws when absent). */
-function find(objects: K8sObject[], pred: (o: K8sObject) => boolean, what: string): K8sObject {
-  const o = objects.find(pred);
+function find(objects: K8sObject[], pred: (o: Loose) => boolean, what: string): Loose {
+  const o = objects.map(loose).find(pred);
   assert.ok(o, `rome has no ${what}`);
   return o;
 }
@@ -67,7 +68,7 @@ async function serveRome(...mutate: ((objects: K8sObject[]) => void)[]): Promise
   const s = await loadScenario("healthy-consumer");
   const cfg = await buildClusterConfig(s, "rome");
   for (const m of mutate) m(cfg.objects);
-  return await startFakeCluster({ ...cfg, tls: true });
+  return await startFakeCluster({ ...cfg, tls: true, ...FAKE_CLOCK });
 }
 
 /** Runs `check -o json` with network probes ON against rome. */
@@ -81,7 +82,16 @@ async function check(
     const kc = `${tmp}/rome.kubeconfig`;
     await Deno.writeTextFile(kc, cluster.kubeconfigYaml());
     const r = await runCli(
-      ["check", "--kubeconfig", kc, "-o", "json", "--sample-interval", "1s", ...(opts.extraArgs ?? [])],
+      [
+        "check",
+        "--kubeconfig",
+        kc,
+        "-o",
+        "json",
+        "--sample-interval",
+        SAMPLE_INTERVAL,
+        ...(opts.extraArgs ?? []),
+      ],
       { permissions: opts.permissions ?? CLI_PERMISSIONS },
     );
     let report = null;

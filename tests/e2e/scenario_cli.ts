@@ -4,7 +4,7 @@
  * format, golden, TTY and report tests.
  */
 import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import { CLI_PERMISSIONS, type CliRun, runCli } from "./harness.ts";
+import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { VERSION } from "../../version.ts";
 
 const REPO_ROOT = new URL("../../", import.meta.url);
@@ -84,7 +84,7 @@ export async function runScenarioCommand(
   opts: ScenarioCommandOptions = {},
 ): Promise<CliRun> {
   const s = await loadScenario(name);
-  const served = await serveScenario(s, { tls: true });
+  const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
   const tmp = await Deno.makeTempDir({ prefix: `ff-e2e-${name}-` });
   try {
     const local = `${tmp}/${s.run.local}.kubeconfig`;
@@ -98,7 +98,7 @@ export async function runScenarioCommand(
     const own = typeof opts.args === "function" ? opts.args(tmp) : opts.args ?? [];
     const extra = [...s.run.args, ...own];
     if (!s.run.networkProbes && !hasFlag(extra, "--no-network-probes")) args.push("--no-network-probes");
-    if (!hasFlag(extra, "--sample-interval")) args.push("--sample-interval", "1s");
+    if (!hasFlag(extra, "--sample-interval")) args.push("--sample-interval", SAMPLE_INTERVAL);
     args.push(...extra);
     await opts.before?.(tmp);
     const permissions = opts.permissions ?? CLI_PERMISSIONS;
@@ -132,13 +132,16 @@ export function terminalView(s: string): string {
 }
 
 const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/g;
-const AGE = /\b(?:\d+d\d+h|\d+h\d+m|\d+m\d+s|\d+(?:\.\d+)?s)\b/g;
+// Ages as formatAge prints them, including those whose second unit is zero ("24m", "3h", "2d"):
+// a run shorter than a second after the fake server shifted the timestamps gives "24m", not "24m1s".
+const AGE = /\b(?:\d+d\d+h|\d+h\d+m|\d+m\d+s|\d+(?:\.\d+)?s|\d+[dhm])\b/g;
 const RUN_DURATION = /\d+(?:\.\d+)?m?s|\d+m\d\ds/.source;
 
 /**
  * Replaces what changes between runs with stable placeholders: timestamps (the fake API server
- * shifts every timestamp to "now"), ages and other second-resolution durations, run and check
- * durations, WireGuard byte counters, the fake servers' loopback ports and the tool version.
+ * shifts every timestamp to "now"), ages (also "24m", "3h", "2d") and other second-resolution
+ * durations, run and check durations, WireGuard byte counters, the fake servers' loopback ports and
+ * the tool version.
  * `suffix` names the format (`txt`, `verbose.txt`, `json`, `yaml`, `md`, `xml`, `html`).
  */
 export function normalise(text: string, suffix: string): string {

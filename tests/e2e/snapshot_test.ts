@@ -1,7 +1,8 @@
 /**
  * `flyingfish collect` + `flyingfish check --snapshot`, end to end through the real CLI:
- * - every scenario: a live run and a collect against the fake API server, then an offline check of
- *   the bundle (no server running, only --allow-read) gives the same statuses, diagnosis and exit code;
+ * - every scenario (snapshot_matrix.ts, sharded over snapshot_shard_<k>_test.ts, in-process): a live
+ *   run and a collect against the fake API server, then an offline check of the bundle gives the same
+ *   statuses, diagnosis and exit code;
  * - planted credentials (Secrets, kubeconfig, logs, WireGuard private keys) never reach the bundle;
  * - a cluster that forbids secrets and pods/exec still yields a bundle whose manifest says what was
  *   refused, and the offline check marks the affected checks `unknown`;
@@ -11,17 +12,14 @@
 import assert from "node:assert/strict";
 import { parse, parseAllDocuments } from "yaml";
 import { listScenarios, loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import { assertExpected, CLI_PERMISSIONS, type CliRun, runCli } from "./harness.ts";
+import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
+import { assertSameDiagnosis, checkArgs, opts, type Report, withTmp } from "./snapshot_matrix.ts";
 import { gunzip, jsonBytes, layout, packBundle, readManifest, unpackBundle } from "../../kube/bundle.ts";
 import { CATALOG } from "../../checks/catalog.ts";
 
 /** Offline runs get read access only: no network, no env, no cluster. */
 const OFFLINE_PERMISSIONS = ["--allow-read"];
 const dec = new TextDecoder();
-const HOST_SIDE = new Set(["GW-05", "API-01"]);
-
-// deno-lint-ignore no-explicit-any
-type Report = any;
 
 interface Captured {
   live: CliRun & { report: Report | null };
@@ -39,21 +37,9 @@ function parseReport(r: CliRun): CliRun & { report: Report | null } {
   }
 }
 
-function hasFlag(args: readonly string[], flag: string): boolean {
-  return args.some((a) => a === flag || a.startsWith(`${flag}=`));
-}
-
-/** The check args a scenario runs with (as in the e2e harness). */
-function checkArgs(s: Scenario): string[] {
-  const args = [...s.run.args];
-  if (!s.run.networkProbes && !hasFlag(args, "--no-network-probes")) args.push("--no-network-probes");
-  if (!hasFlag(args, "--sample-interval")) args.push("--sample-interval", "1s");
-  return args;
-}
-
 /** Serves a scenario; runs the live check and `collect` against it concurrently; stops the servers. */
 async function capture(s: Scenario, dir: string, collectArgs: string[] = []): Promise<Captured> {
-  const served = await serveScenario(s, { tls: true });
+  const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
   try {
     const local = `${dir}/${s.run.local}.kubeconfig`;
     await Deno.writeTextFile(local, served.kubeconfigYaml(s.run.local));
@@ -66,7 +52,7 @@ async function capture(s: Scenario, dir: string, collectArgs: string[] = []): Pr
     const bundle = `${dir}/bundle.tar.gz`;
     const [live, collect] = await Promise.all([
       runCli(["check", ...target, "-o", "json", ...checkArgs(s)]),
-      runCli(["collect", ...target, "-o", bundle, "--sample-interval", "1s", ...collectArgs], {
+      runCli(["collect", ...target, "-o", bundle, "--sample-interval", SAMPLE_INTERVAL, ...collectArgs], {
         permissions: [...CLI_PERMISSIONS, `--allow-write=${dir}`],
       }),
     ]);
@@ -83,115 +69,6 @@ async function offlineCheck(bundle: string, args: string[]): Promise<CliRun & { 
       permissions: OFFLINE_PERMISSIONS,
     }),
   );
-}
-
-function key(r: Report): string {
-  return `${r.id} peer=${r.peer ?? "-"} cluster=${r.cluster ?? "-"}`;
-}
-
-/** Same checks, same statuses (host-side probes may only turn into skip/unknown), same diagnosis. */
-function assertSameDiagnosis(name: string, live: Report, offline: Report): void {
-  const ctx = (k: string) => `${name}: ${k}`;
-  const liveBy = new Map<string, Report>(live.results.map((r: Report) => [key(r), r]));
-  const offBy = new Map<string, Report>(offline.results.map((r: Report) => [key(r), r]));
-  assert.deepEqual([...offBy.keys()].sort(), [...liveBy.keys()].sort(), ctx("same check instances"));
-  for (const [k, l] of liveBy) {
-    const o = offBy.get(k)!;
-    if (HOST_SIDE.has(l.id) && l.status !== o.status) {
-      assert.ok(["skip", "unknown"].includes(o.status), ctx(`${k}: host-side probe offline is ${o.status}`));
-      continue;
-    }
-    assert.equal(
-      o.status,
-      l.status,
-      ctx(`${k}: offline ${o.status} (${o.summary}) vs live ${l.status} (${l.summary})`),
-    );
-  }
-  assert.equal(offline.diagnosis?.id ?? null, live.diagnosis?.id ?? null, ctx("diagnosis"));
-  assert.equal(offline.exitCode, live.exitCode, ctx("exit code"));
-  assert.equal(offline.mode, "snapshot");
-  assert.equal(typeof offline.snapshotTakenAt, "string");
-}
-
-async function withTmp<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-const opts = { sanitizeResources: false, sanitizeOps: false };
-
-/**
- * The per-scenario loop runs in-process (the same code paths as the CLI: `openSources`, `diagnose`,
- * `runCollectCommand`) to keep ~50 scenarios fast; the tests below go through the CLI binary.
- */
-async function inProcess(s: Scenario, dir: string): Promise<{ live: Report; offline: Report }> {
-  const { openSources, diagnose, runOptionsFrom } = await import("../../cli/check.ts");
-  const { runCollectCommand } = await import("../../cli/collect.ts");
-  const args = checkArgs(s);
-  const options = runOptionsFrom({
-    networkProbes: !args.includes("--no-network-probes"),
-    udpPrecise: args.includes("--udp-precise"),
-    sampleInterval: "1s",
-    timeout: "30s",
-  });
-  const peerAt = args.indexOf("--peer");
-  const peers = peerAt >= 0 ? [args[peerAt + 1]] : undefined;
-  // Plain HTTP here (the scenario tests cover TLS); the CLI tests below use HTTPS.
-  const served = await serveScenario(s, { tls: false });
-  const bundle = `${dir}/bundle.tar.gz`;
-  let live: Report;
-  try {
-    const flags: { kubeconfig: string; remoteKubeconfig?: string } = {
-      kubeconfig: `${dir}/local.kubeconfig`,
-    };
-    await Deno.writeTextFile(flags.kubeconfig, served.kubeconfigYaml(s.run.local));
-    if (s.run.remote) {
-      flags.remoteKubeconfig = `${dir}/remote.kubeconfig`;
-      await Deno.writeTextFile(flags.remoteKubeconfig, served.kubeconfigYaml(s.run.remote));
-    }
-    const liveRun = async (): Promise<Report> => {
-      const src = await openSources(flags, options.checkTimeoutMs);
-      try {
-        return await diagnose(src.local, src.remote, options, peers);
-      } finally {
-        await src.local.close();
-        await src.remote?.source?.close();
-      }
-    };
-    const [l, code] = await Promise.all([
-      liveRun(),
-      runCollectCommand({ ...flags, output: bundle, sampleInterval: "1s", timeout: "30s", quiet: true }),
-    ]);
-    assert.equal(code, 0, `${s.name}: collect exit code`);
-    live = l;
-  } finally {
-    await served.close();
-  }
-  const snap = await openSources({ snapshot: bundle }, options.checkTimeoutMs);
-  const offline = await diagnose(snap.local, snap.remote, options, peers);
-  return { live: JSON.parse(JSON.stringify(live)), offline: JSON.parse(JSON.stringify(offline)) };
-}
-
-for (const name of await listScenarios()) {
-  Deno.test({
-    name: `snapshot ${name}: collect, then check --snapshot offline = live run`,
-    ...opts,
-    fn: () =>
-      withTmp(`ff-snap-${name}-`, async (dir) => {
-        const s = await loadScenario(name);
-        const { live, offline } = await inProcess(s, dir);
-        assertSameDiagnosis(name, live, offline);
-        // The scenario's expected statuses hold offline too (evidence wording is the scenario test's job).
-        assertExpected({ ...s, expect: { ...s.expect, evidence: {} } }, {
-          code: offline.exitCode,
-          report: offline,
-        });
-      }),
-  });
 }
 
 /** Every value that must never be in a bundle of the planted-secrets scenario. */

@@ -4,6 +4,7 @@
  */
 import { parseAllDocuments } from "yaml";
 import { Inventory } from "../../kube/inventory.ts";
+import { Objects } from "../../liqo/views/mod.ts";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
 import { clusterIdOf, liqoNamespaceOf, tenantNamespaceOf } from "../../liqo/lookups.ts";
@@ -20,15 +21,36 @@ import type { ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "../../
 /** Reference time of the base examples. */
 export const BASE_TIME = new Date("2026-11-30T02:30:00Z");
 
+/**
+ * A fixture object whose fields tests read and rewrite freely: test data, not product input (the
+ * product reads objects only through the typed views of liqo/views).
+ */
+// deno-lint-ignore no-explicit-any
+export type Loose = K8sObject & { spec?: any; status?: any; data?: any };
+
+/** A fixture object, loosely typed for test set-up. */
+export function loose(o: K8sObject): Loose {
+  return o as Loose;
+}
+
 /** Parses every object in a YAML text. */
-export function parseObjects(text: string): K8sObject[] {
+export function parseObjects(text: string): Loose[] {
   return parseAllDocuments(text).map((d) => d.toJS()).filter((o) => o && o.kind && o.apiVersion);
 }
 
+/** Parsed base examples: each file is parsed once per process (it is ~180 kB of YAML). */
+const baseCache = new Map<string, Promise<Loose[]>>();
+
 /** Objects of a base example cluster ("rome" or "milan"), deep-copied. */
-export async function baseObjects(name: "rome" | "milan"): Promise<K8sObject[]> {
-  const url = new URL(`../../testdata/base/${name}.yaml`, import.meta.url);
-  return parseObjects(await Deno.readTextFile(url));
+export async function baseObjects(name: "rome" | "milan"): Promise<Loose[]> {
+  let parsed = baseCache.get(name);
+  if (!parsed) {
+    const url = new URL(`../../testdata/base/${name}.yaml`, import.meta.url);
+    parsed = Deno.readTextFile(url).then(parseObjects);
+    baseCache.set(name, parsed);
+    parsed.catch(() => baseCache.delete(name));
+  }
+  return structuredClone(await parsed);
 }
 
 /** Groups objects into inventory lists by kind (every kind in KINDS is present, maybe empty). */
@@ -36,18 +58,18 @@ export function inventoryOf(
   objects: K8sObject[],
   errors: Partial<Record<KindId, { reason: "forbidden" | "missing" | "error"; message: string }>> = {},
   discovery: DiscoveryOutcome | null = null,
-): Inventory {
+): Objects {
   const lists: Partial<Record<KindId, K8sObject[]>> = {};
   for (const id of Object.keys(KINDS) as KindId[]) if (!errors[id]) lists[id] = [];
   for (const o of objects) {
     const id = (Object.keys(KINDS) as KindId[]).find((k) => KINDS[k].kind === o.kind);
     if (id && lists[id]) lists[id]!.push(o);
   }
-  return Inventory.fromLists(lists, errors, discovery);
+  return new Objects(Inventory.fromLists(lists, errors, discovery));
 }
 
 /** A ClusterView over an inventory. */
-export function viewOf(inv: Inventory, now: Date = BASE_TIME, context = "test"): ClusterView {
+export function viewOf(inv: Objects, now: Date = BASE_TIME, context = "test"): ClusterView {
   const id = clusterIdOf(inv);
   return {
     name: id ?? context,
@@ -121,7 +143,7 @@ export function contextOf(
 }
 
 /** Finds one object in a list by kind and name (and namespace), for mutation in tests. */
-export function find(objects: K8sObject[], kind: string, name: string, namespace?: string): K8sObject {
+export function find(objects: K8sObject[], kind: string, name: string, namespace?: string): Loose {
   const o = objects.find((x) =>
     x.kind === kind && x.metadata.name === name &&
     (namespace === undefined || x.metadata.namespace === namespace)
@@ -138,7 +160,7 @@ export async function runOnBase(
   checks: readonly CheckDef[],
   id: string,
   cluster: "rome" | "milan",
-  mutate?: (o: K8sObject[]) => K8sObject[] | void,
+  mutate?: (o: Loose[]) => K8sObject[] | void,
 ): Promise<Outcome> {
   const def = checks.find((c) => c.id === id);
   if (!def) throw new Error(`no check ${id} in this catalog slice`);

@@ -2,9 +2,13 @@
  * Every scenario in testdata/scenarios/, run through the real CLI against the fake API server
  * over HTTPS: the expected diagnosis, statuses and evidence are asserted, and so is passivity
  * (GET requests and exec upgrades only) and "each kind listed at most once per cluster per run".
+ *
+ * The scenarios are spread over tests/e2e/scenarios_shard_<k>_test.ts (see shards.ts) so that
+ * `deno test --parallel` runs them concurrently; this module is the one place defining the test.
  */
 import assert from "node:assert/strict";
-import { listScenarios, loadScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario } from "../../demo/fakekube/scenario.ts";
+import { registerShardFilesTest, scenariosOfShard } from "./shards.ts";
 import { assertExpected, runScenario } from "./harness.ts";
 import { assertAllFormats } from "./formats.ts";
 import type { FakeCluster } from "../../demo/fakekube/server.ts";
@@ -28,7 +32,13 @@ export function assertPassiveAndListedOnce(name: string, cluster: FakeCluster): 
   }
 }
 
-for (const name of await listScenarios()) {
+/** Registers the scenario test of every scenario of shard `k` (see shards.ts). */
+export async function registerScenarioTests(k: number): Promise<void> {
+  registerShardFilesTest("scenarios_shard", k);
+  for (const name of await scenariosOfShard(k)) await registerScenarioTest(name);
+}
+
+async function registerScenarioTest(name: string): Promise<void> {
   const scenario = await loadScenario(name);
   Deno.test({
     name: `scenario ${name}: ${scenario.description ?? ""}`.trim(),
