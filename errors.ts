@@ -108,7 +108,9 @@ const SYS_DESCRIPTORS = new Set([
 export function permissionFlag(kind: string, target?: string): string {
   switch (kind) {
     case "run":
-      return target ? `--allow-run=${target.split("/").pop()}` : "--allow-run";
+      // A program given by path is granted by its path: `--allow-run=aws` only covers the `aws` that
+      // PATH resolves to, so `--allow-run=/opt/tools/aws` is the value that always works.
+      return target ? `--allow-run=${target}` : "--allow-run";
     case "sys":
       // Only some targets are valid descriptors (Deno also asks for sys access when it loads the
       // system CA store, with a target it does not accept back as a flag value).

@@ -68,7 +68,7 @@ Deno.test("toToolError: permission messages deep in the cause chain map to exact
     ['Requires read access to "/x", run again with the --allow-read flag', "--allow-read", /\/x/],
     [
       'Requires run access to "/usr/bin/kubectl", run again with the --allow-run flag',
-      "--allow-run=kubectl",
+      "--allow-run=/usr/bin/kubectl",
       /kubectl/,
     ],
     ['Requires sys access to "uid", run again with the --allow-sys flag', "--allow-sys=uid", /uid/],
@@ -95,6 +95,8 @@ Deno.test("toToolError: permission messages deep in the cause chain map to exact
 
 Deno.test("permissionFlag", () => {
   assert.equal(permissionFlag("run", "kubectl"), "--allow-run=kubectl");
+  assert.equal(permissionFlag("run", "/usr/local/bin/aws"), "--allow-run=/usr/local/bin/aws");
+  assert.equal(permissionFlag("run"), "--allow-run");
   assert.equal(permissionFlag("sys", "hostname"), "--allow-sys=hostname");
   assert.equal(permissionFlag("sys", "ca"), "--allow-sys");
   assert.equal(permissionFlag("net", "1.2.3.4:443"), "--allow-net");
@@ -155,4 +157,37 @@ Deno.test("toToolError: unrelated errors and existing ToolErrors", () => {
   assert.equal(toToolError("a string"), null);
   const te = new ToolError("already");
   assert.equal(toToolError(new Error("wrapped", { cause: te })), te);
+});
+
+Deno.test("permissionFlag: the --allow-run value it names for a plugin given by path is one Deno accepts", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // A plugin outside PATH, as kubeconfigs name them (e.g. /usr/local/bin/aws, ~/bin/kubelogin).
+    const plugin = `${dir}/cred-plugin`;
+    await Deno.writeTextFile(plugin, "#!/bin/sh\necho ok\n");
+    await Deno.chmod(plugin, 0o755);
+    const script = `${dir}/spawn.ts`;
+    await Deno.writeTextFile(
+      script,
+      `try { await new Deno.Command(${JSON.stringify(plugin)}).output(); console.log("ran"); } ` +
+        `catch (e) { console.log(String(e)); }`,
+    );
+    const run = async (flag: string): Promise<string> => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-lock", "--no-config", flag, script],
+        env: { PATH: "/usr/bin:/bin", NO_COLOR: "1" },
+      }).output();
+      return new TextDecoder().decode(out.stdout).trim();
+    };
+    const denied = await run("--allow-read");
+    assert.match(denied, /Requires run access to/);
+    const denial = toToolError(new Error(denied));
+    assert.ok(denial instanceof PermissionError);
+    assert.equal(denial.flag, `--allow-run=${plugin}`);
+    assert.equal(await run(denial.flag), "ran");
+    // The bare name is not enough when the plugin is not on PATH.
+    assert.match(await run("--allow-run=cred-plugin"), /Requires run access/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

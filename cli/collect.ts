@@ -126,6 +126,18 @@ async function openCluster(
   }
 }
 
+/**
+ * The line that tells what redaction scrubbed, per kind of secret (also in manifest.json `scrubbed`),
+ * e.g. `scrubbed: annotations 5, args 3, bearer 1, env 14, pem 2 (manifest.json "scrubbed")`.
+ */
+export function scrubbedLine(counts: Record<string, number> | undefined): string {
+  const parts = Object.entries(counts ?? {}).filter(([, n]) => n > 0).sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} ${n}`);
+  return parts.length
+    ? `scrubbed: ${parts.join(", ")} (manifest.json "scrubbed"; check before sharing)`
+    : 'scrubbed: nothing matched a secret rule (manifest.json "scrubbed")';
+}
+
 /** Runs the collect command; returns the exit code (0 when a bundle was written). */
 export async function runCollectCommand(opts: CollectCommandOptions): Promise<number> {
   const sampleIntervalMs = durationOption("--sample-interval", opts.sampleInterval);
@@ -199,6 +211,7 @@ export async function runCollectCommand(opts: CollectCommandOptions): Promise<nu
         (refused.length
           ? `; not captured: ${refused.slice(0, 6).join(", ")}${refused.length > 6 ? ", …" : ""}`
           : "") +
+        `\n  ${scrubbedLine(bundle.manifest.scrubbed)}` +
         `\n  diagnose it anywhere: flyingfish check --snapshot ${out}`,
     );
     return 0;

@@ -2,8 +2,9 @@
  * The collector behind `flyingfish collect`: reads one or two clusters through their live
  * ClusterSource exactly the way a run does (one list per kind, discovery, the two `wg show all dump`
  * samples and the MTU of each active gateway pod), adds `/version` and bounded container logs, and
- * returns the files of a redacted bundle plus its manifest. Redaction happens here, before anything
- * is serialised: see kube/redact.ts.
+ * returns the files of a redacted bundle plus its manifest. The namespaced workload kinds are narrowed
+ * to what the checks read (scope.ts); redaction happens here, before anything is serialised, and is
+ * counted per kind of secret in the manifest (redact.ts).
  */
 import { z } from "zod";
 import { Inventory } from "../kube/inventory.ts";
@@ -24,13 +25,18 @@ import {
   type TarEntry,
 } from "../kube/bundle.ts";
 import {
+  addTally,
   createIpPseudonymizer,
+  findProviderSecrets,
   type IpPseudonymizer,
   redactObject,
   redactWgDump,
   scrubKnown,
   scrubText,
+  sortedTally,
+  type Tally,
 } from "./redact.ts";
+import { narrow, scopeOf, summaryOf } from "./scope.ts";
 import { collectWireguard } from "../probes/wireguard.ts";
 import { VERSION } from "../version.ts";
 
@@ -73,11 +79,23 @@ export interface CollectedBundle {
 }
 
 const REDACTION_NOTES = [
-  "Secrets: only the data key publicKey is kept; stringData, managedFields and last-applied-configuration are dropped",
+  "scope: pods, configmaps, services, deployments, daemonsets, endpointslices, networkpolicies and events only " +
+  "in the Liqo, tenant, gateway and VirtualNode namespaces, plus Liqo-labelled objects, pods on virtual nodes, " +
+  "Liqo's reflected EndpointSlices, Services/NetworkPolicies of offloaded namespaces, the CNI's DaemonSets and " +
+  "cilium-config (other DaemonSets by name only): see manifest clusters[].scope",
+  "Secrets: only a data key publicKey holding a WireGuard key (32 bytes, base64) is kept; stringData, managedFields " +
+  "and last-applied-configuration are dropped",
+  "containers: env values (except IP_AUTODETECTION_METHOD, CALICO_NETWORKING_BACKEND, booleans and small numbers) " +
+  "and command/args values (except known Liqo flags) replaced by (redacted)",
+  "annotations: values replaced by (redacted) except the keys the checks read and single-word values of " +
+  "liqo.io / kubernetes.io / k8s.io keys",
+  "ConfigMaps: data values replaced by (redacted) except Liqo's cluster-ID ConfigMap and cilium-config",
+  "everywhere: PEM blocks (certificates kept), base64 PEM, Bearer tokens, JWTs, AWS access key IDs, URL passwords; " +
+  "provider keys found by secretlint's recommended rules",
+  "logs, command output and Event messages: also Basic credentials, token=/password:/secret= pairs and base64 keys " +
+  "next to 'private'",
   "wg show dump: interface private keys and preshared keys replaced by (redacted)",
-  "logs and command output: tokens, passwords, Bearer credentials, JWTs, PEM private keys and base64 keys next to 'private' scrubbed",
   "kubeconfig: never written; its credentials are scrubbed from every file",
-  "env values of variables named like token/password/secret/key replaced by (redacted)",
 ];
 
 const IP_NOTE =
@@ -154,6 +172,7 @@ export async function collectBundle(
   // Files are first kept as values/texts; redaction of known secrets and IPs is applied at the end.
   const files: { path: string; value?: unknown; text?: string }[] = [];
   const clusters: ManifestCluster[] = [];
+  const tallies = new Map<string, Tally>();
 
   const one = async (t: CollectTarget): Promise<void> => {
     const name = t.role;
@@ -167,6 +186,8 @@ export async function collectBundle(
       exec: [],
       logs: [],
     };
+    const tally: Tally = {};
+    tallies.set(name, tally);
     clusters.push(base);
     if (!t.source) {
       base.error = t.error ?? "cluster unavailable";
@@ -182,10 +203,33 @@ export async function collectBundle(
       t.reader?.version() ?? Promise.resolve(null),
       Promise.all(kinds.map(async (k) => {
         const out = await source.list(KINDS[k]);
-        lists.set(k, out.ok ? { ok: true, items: out.items.map(redactObject) } : out);
+        lists.set(k, out);
       })),
     ]);
     base.capturedAt = new Date().toISOString();
+
+    const inv = new Objects(Inventory.fromLists(
+      Object.fromEntries(
+        [...lists].filter(([, o]) => o.ok).map(([k, o]) => [k, (o as { items: K8sObject[] }).items]),
+      ),
+      Object.fromEntries(
+        [...lists].filter(([, o]) => !o.ok).map((
+          [k, o],
+        ) => [k, o as { reason: Unavailable; message: string }]),
+      ),
+    ));
+    // Only what the checks read of the workload kinds, then redacted (the inventory above keeps the
+    // full lists: it finds the gateway pods to sample and the pods whose logs to read).
+    const scope = scopeOf(inv);
+    base.scope = summaryOf(scope);
+    for (const k of kinds) {
+      const out = lists.get(k)!;
+      if (!out.ok) continue;
+      lists.set(k, {
+        ok: true,
+        items: narrow(k, out.items, scope, base.scope).map((o) => redactObject(o, tally)),
+      });
+    }
     for (const k of kinds) {
       const out = lists.get(k)!;
       base.kinds[k] = out.ok
@@ -208,16 +252,6 @@ export async function collectBundle(
       }
     }
 
-    const inv = new Objects(Inventory.fromLists(
-      Object.fromEntries(
-        [...lists].filter(([, o]) => o.ok).map(([k, o]) => [k, (o as { items: K8sObject[] }).items]),
-      ),
-      Object.fromEntries(
-        [...lists].filter(([, o]) => !o.ok).map((
-          [k, o],
-        ) => [k, o as { reason: Unavailable; message: string }]),
-      ),
-    ));
     base.clusterId = clusterIdOf(inv);
     const okCount = Object.values(base.kinds).filter((k) => k.state === "ok").length;
     progress(`${name}: ${okCount}/${kinds.length} kinds listed`);
@@ -252,13 +286,13 @@ export async function collectBundle(
       for (const run of r.runs) {
         if (!run.ok) continue;
         if (isWg) {
-          const red = redactWgDump(run.stdout);
+          const red = redactWgDump(run.stdout, tally);
           run.stdout = red.text;
           for (const s of red.secrets) known.add(s);
         } else {
-          run.stdout = scrubText(run.stdout);
+          run.stdout = scrubText(run.stdout, [], tally);
         }
-        run.stderr = scrubText(run.stderr);
+        run.stderr = scrubText(run.stderr, [], tally);
       }
     }
     for (const r of records.values()) {
@@ -295,7 +329,7 @@ export async function collectBundle(
         const out = await reader.logs(j.ns, j.pod, j.container, { tailLines, limitBytes });
         const path = layout.log(name, j.ns, j.pod, j.container);
         if (out.ok) {
-          files.push({ path, text: scrubText(out.text) });
+          files.push({ path, text: scrubText(out.text, [], tally) });
           entries.push({
             namespace: j.ns,
             pod: j.pod,
@@ -338,17 +372,37 @@ export async function collectBundle(
     clusters,
     redaction: ip ? [...REDACTION_NOTES, IP_NOTE] : REDACTION_NOTES,
   };
-  files.push({ path: layout.manifest, value: manifest });
 
-  // Final pass: every known secret value out of every file, then IP pseudonymisation.
+  // Final pass, file by file: IP pseudonymisation, every known secret value (kubeconfig credentials,
+  // WireGuard private keys) out, then whatever provider key secretlint finds, out of every file.
   const secrets = [...known].sort((a, b) => b.length - a.length);
-  const entries: TarEntry[] = files.map((f) => {
+  const tallyOf = (path: string): Tally | undefined => {
+    const m = /\/clusters\/([^/]+)\//.exec(path);
+    return m ? tallies.get(m[1]) : undefined;
+  };
+  const texts = files.map((f) => {
     let text = f.text !== undefined
       ? f.text
       : JSON.stringify(ip ? ip.mapDeep(f.value) : f.value, null, 1) + "\n";
     if (f.text !== undefined && ip) text = ip.mapString(text);
-    text = scrubKnown(text, secrets);
-    return { path: f.path, data: enc.encode(text) };
+    return scrubKnown(text, secrets, tallyOf(f.path));
+  });
+  const providerKeys = new Set<string>();
+  for (const t of texts) for (const v of await findProviderSecrets(t)) providerKeys.add(v);
+  const provider = [...providerKeys].sort((a, b) => b.length - a.length);
+  const entries: TarEntry[] = files.map((f, i) => ({
+    path: f.path,
+    data: enc.encode(scrubKnown(texts[i], provider, tallyOf(f.path), "provider-key")),
+  }));
+  for (const c of clusters) {
+    const t = tallies.get(c.name);
+    if (t) c.scrubbed = sortedTally(t);
+  }
+  manifest.scrubbed = sortedTally(clusters.reduce((acc, c) => addTally(acc, c.scrubbed ?? {}), {} as Tally));
+  const manifestText = JSON.stringify(ip ? ip.mapDeep(manifest) : manifest, null, 1) + "\n";
+  entries.push({
+    path: layout.manifest,
+    data: enc.encode(scrubKnown(scrubKnown(manifestText, secrets), provider)),
   });
   entries.sort((
     a,

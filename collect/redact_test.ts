@@ -1,13 +1,19 @@
 import assert from "node:assert/strict";
 import {
   createIpPseudonymizer,
+  findProviderSecrets,
+  isWireguardKey,
+  redactArgs,
   REDACTED,
   redactObject,
   redactWgDump,
   scrubKnown,
+  scrubSecrets,
   scrubText,
+  type Tally,
 } from "./redact.ts";
 import type { K8sObject } from "../kube/source.ts";
+import { type Loose, loose } from "../tests/support/fixtures.ts";
 
 const KEY = new Uint8Array(32).map((_, i) => i * 7 + 1);
 const PRIV = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=";
@@ -19,7 +25,7 @@ function ip(s: string): number {
 }
 
 Deno.test("redactObject: secrets keep only publicKey; managedFields and last-applied go", () => {
-  const secret: K8sObject = {
+  const secret: Loose = {
     kind: "Secret",
     metadata: {
       name: "s",
@@ -59,7 +65,7 @@ Deno.test("redactObject: sensitive env values in pod specs and templates", () =>
       },
     },
   };
-  const r = redactObject(dep);
+  const r = loose(redactObject(dep));
   const env = r.spec.template.spec.containers[0].env;
   assert.equal(env[0].value, REDACTED);
   assert.equal(env[1].value, "1340");
@@ -214,4 +220,130 @@ Deno.test("IP pseudonymisation: IPv6, versions and non-addresses are left alone 
   assert.equal(deep.a[0], "fd00::1");
   const [k, v] = Object.entries(deep.a[4] as Record<string, string>)[0];
   assert.equal(v, `${k}/32`);
+});
+
+Deno.test("redactObject: args keep Liqo flags, env keeps the allow-list, annotations keep known keys", () => {
+  const tally: Tally = {};
+  const pod: Loose = {
+    kind: "Pod",
+    metadata: {
+      name: "p",
+      annotations: {
+        "example.com/notes": "db password is hunter2hunter2",
+        "liqo.io/managed-by-namespace-map": "rome-map",
+        "networking.liqo.io/x": "single-word",
+        "liqo.io/free-text": "two words",
+      },
+    },
+    spec: {
+      containers: [{
+        name: "wireguard",
+        command: ["/usr/bin/liqo-gateway", "--token", "tok-123456789"],
+        args: [
+          "--endpoint-address=203.0.113.5",
+          "--mtu",
+          "1340",
+          "--stripe-key=sk_live_abcdef",
+          "--verbose",
+          "extra",
+        ],
+        env: [
+          { name: "IP_AUTODETECTION_METHOD", value: "interface=eth0" },
+          { name: "DATABASE_URL", value: "postgres://u:pw@db/x" },
+          { name: "ENABLED", value: "true" },
+        ],
+      }],
+    },
+  };
+  const r = loose(redactObject(pod, tally));
+  const c = r.spec.containers[0];
+  assert.deepEqual(c.command, ["/usr/bin/liqo-gateway", "--token", REDACTED]);
+  assert.deepEqual(c.args, [
+    "--endpoint-address=203.0.113.5",
+    "--mtu",
+    "1340",
+    `--stripe-key=${REDACTED}`,
+    "--verbose",
+    REDACTED,
+  ]);
+  assert.deepEqual(c.env.map((e: Loose) => e.value), ["interface=eth0", REDACTED, "true"]);
+  assert.deepEqual(r.metadata.annotations, {
+    "example.com/notes": REDACTED,
+    "liqo.io/managed-by-namespace-map": "rome-map",
+    "networking.liqo.io/x": "single-word",
+    "liqo.io/free-text": REDACTED,
+  });
+  assert.deepEqual(tally, { args: 3, env: 1, annotations: 2 });
+});
+
+Deno.test("redactObject: ConfigMap values redacted but those the checks read; Secret publicKey only when a WG key", () => {
+  const tally: Tally = {};
+  const cm = loose(
+    redactObject({ kind: "ConfigMap", metadata: { name: "app" }, data: { a: "x", b: "" } }, tally),
+  );
+  assert.deepEqual(cm.data, { a: REDACTED, b: "" });
+  const cilium = loose(
+    redactObject({ kind: "ConfigMap", metadata: { name: "cilium-config" }, data: { devices: "eth0" } }),
+  );
+  assert.deepEqual(cilium.data, { devices: "eth0" });
+  const pem = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBODY\n-----END EC PRIVATE KEY-----\n";
+  const bad = loose(
+    redactObject({ kind: "Secret", metadata: { name: "s" }, data: { publicKey: btoa(pem) } }, tally),
+  );
+  assert.deepEqual(bad.data, {});
+  const good = loose(
+    redactObject({ kind: "Secret", metadata: { name: "s" }, data: { publicKey: btoa(PUB) } }),
+  );
+  assert.deepEqual(good.data, { publicKey: btoa(PUB) });
+  assert.equal(isWireguardKey(PUB), true);
+  assert.equal(isWireguardKey(btoa(pem)), false);
+  assert.deepEqual(tally, { "configmap-keys": 1, pem: 1 });
+});
+
+Deno.test("scrubSecrets: PEM of any type but public ones, base64 PEM, AWS keys, URL passwords, JWT, Bearer", () => {
+  const tally: Tally = {};
+  const cert = "-----BEGIN CERTIFICATE-----\nMIIBcert\n-----END CERTIFICATE-----";
+  const ssh = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaBODY\n-----END OPENSSH PRIVATE KEY-----";
+  const text = [
+    cert,
+    ssh,
+    `b64 ${btoa("-----BEGIN PRIVATE KEY-----\nX\n-----END PRIVATE KEY-----\n")}`,
+    `b64cert ${btoa(cert)}`,
+    "key AKIAZ7Q3XJ4ABCDEFGHI here",
+    "dsn mysql://root:p4ssw0rd@db:3306/x",
+    "Authorization: Bearer abcdefghijkl",
+    "tok eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl",
+  ].join("\n");
+  const out = scrubSecrets(text, tally);
+  assert.ok(out.includes(cert), "certificates are kept");
+  assert.ok(out.includes(btoa(cert)), "base64 certificates are kept");
+  for (const s of ["b3BlbnNzaBODY", "AKIAZ7Q3XJ4ABCDEFGHI", "p4ssw0rd", "abcdefghijkl", "c2lnbmF0dXJl"]) {
+    assert.ok(!out.includes(s), `${s} survived:\n${out}`);
+  }
+  assert.ok(out.includes("mysql://root:(redacted)@db:3306/x"));
+  assert.deepEqual(tally, { pem: 2, "aws-access-key": 1, "url-credentials": 1, bearer: 1, jwt: 1 });
+});
+
+Deno.test("scrubText: aws_secret_access_key= and 'password is …' in free text", () => {
+  const out = scrubText("aws_secret_access_key=wJalrXUtnFEMIK7MDENGbPxRfiCYzzzz db password is hunter2x");
+  assert.ok(!out.includes("wJalrXUtnFEMI"), out);
+  assert.ok(!out.includes("hunter2x"), out);
+});
+
+Deno.test("findProviderSecrets: secretlint's recommended rules find provider keys", async () => {
+  const text = `slack xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx and nothing else 10.0.0.1`;
+  const found = await findProviderSecrets(text);
+  assert.deepEqual(found, ["xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"]);
+  assert.deepEqual(await findProviderSecrets(`peer ${PUB} endpoint 203.0.113.5:51840`), []);
+});
+
+Deno.test("redactArgs: the shape containerArgs parses is kept", () => {
+  assert.deepEqual(redactArgs(["sh", "-c", "echo $TOKEN"], true), ["sh", "-c", REDACTED]);
+  assert.deepEqual(redactArgs(["--mode=server", "--name", "gw", "--x", "--y=2"], false), [
+    "--mode=server",
+    "--name",
+    "gw",
+    "--x",
+    "--y=2",
+  ]);
 });

@@ -45,6 +45,18 @@ export const CaptureEntrySchema = z.object({
   reason: z.string().optional(),
 });
 
+/** Counts of scrubbed values per kind of secret, e.g. `{ pem: 2, bearer: 1, env: 14 }`. */
+export const ScrubCountsSchema = z.record(z.string(), z.number().int().nonnegative());
+
+/** The namespaces a collect kept workload objects of, and what it left out or reduced per kind. */
+export const ScopeSchema = z.object({
+  namespaces: z.array(z.string()),
+  /** Objects left out, per kind. */
+  dropped: z.record(z.string(), z.number().int().nonnegative()).default({}),
+  /** Objects reduced to their name and namespace, per kind. */
+  nameOnly: z.record(z.string(), z.number().int().nonnegative()).default({}),
+});
+
 /** One captured cluster in the manifest. */
 export const ManifestClusterSchema = z.object({
   /** Folder name under clusters/: "local" or "remote". */
@@ -65,6 +77,10 @@ export const ManifestClusterSchema = z.object({
   version: z.object({ state: z.string(), message: z.string().optional() }).optional(),
   exec: z.array(CaptureEntrySchema).default([]),
   logs: z.array(CaptureEntrySchema).default([]),
+  /** What redaction scrubbed in this cluster's files, per kind of secret (absent in older bundles). */
+  scrubbed: ScrubCountsSchema.optional(),
+  /** What the namespaced workload kinds were narrowed to (absent in older bundles). */
+  scope: ScopeSchema.optional(),
 });
 
 /** manifest.json. */
@@ -82,6 +98,11 @@ export const ManifestSchema = z.object({
   clusters: z.array(ManifestClusterSchema).min(1),
   /** What redaction did, in words. */
   redaction: z.array(z.string()).default([]),
+  /**
+   * What redaction scrubbed in the whole bundle, per kind of secret (the sum of the clusters'). Added
+   * within format 1: optional, and readers of format 1 that predate it ignore it.
+   */
+  scrubbed: ScrubCountsSchema.optional(),
 });
 
 /** The parsed manifest. */

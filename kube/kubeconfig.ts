@@ -191,6 +191,7 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
   const users = new Map<string, import("@kubernetes/client-node").User>();
   const contexts = new Map<string, import("@kubernetes/client-node").Context>();
   const rawClusters = new Map<string, { path: string; value: unknown }>();
+  const rawUsers = new Map<string, { path: string; inline: boolean; value: Record<string, unknown> }>();
   let currentContext: string | undefined;
   for (const f of files) {
     const one = new k8s.KubeConfig();
@@ -206,6 +207,9 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     for (const c of one.getContexts()) if (!contexts.has(c.name)) contexts.set(c.name, c);
     for (const c of namedEntries(f.doc, "clusters")) {
       if (!rawClusters.has(c.name)) rawClusters.set(c.name, { path: f.path, value: c.value });
+    }
+    for (const u of namedEntries(f.doc, "users")) {
+      if (!rawUsers.has(u.name)) rawUsers.set(u.name, { path: f.path, inline: f.inline, value: u.value });
     }
     const cur = f.doc["current-context"];
     if (!currentContext && typeof cur === "string" && cur.length > 0) currentContext = cur;
@@ -277,6 +281,14 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     );
   }
 
+  checkCaData(cluster.name, cluster.caData);
+  const user = ctx.user ? users.get(ctx.user) : undefined;
+  const rawUser = ctx.user ? rawUsers.get(ctx.user) : undefined;
+  if (user && rawUser && !user.token) {
+    const token = await readTokenFile(rawUser.value, rawUser.inline ? null : dirname(rawUser.path));
+    if (token !== null) users.set(user.name, { ...user, token });
+  }
+
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
     clusters: [...clusters.values()],
@@ -286,4 +298,113 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
   });
   const path = paths.length > 0 ? paths.join(pathListSeparator()) : INLINE_PATH;
   return { kc, contextName, server: cluster.server, path, paths };
+}
+
+/**
+ * Garbage in `certificate-authority-data` fails late and obscurely (a TLS error on the first request,
+ * or none at all); say what is wrong instead.
+ */
+function checkCaData(clusterName: string, caData: string | undefined): void {
+  if (caData === undefined || caData === null || caData === "") return;
+  let text: string;
+  try {
+    text = atob(String(caData).replace(/\s+/g, ""));
+  } catch {
+    throw new ToolError(
+      `certificate-authority-data of cluster ${clusterName} is not a PEM certificate (not valid base64)`,
+    );
+  }
+  if (!/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(text)) {
+    throw new ToolError(
+      `certificate-authority-data of cluster ${clusterName} is not a PEM certificate ` +
+        `(base64 of "-----BEGIN CERTIFICATE-----…" expected)`,
+    );
+  }
+}
+
+/**
+ * The token of a user's `tokenFile` (client-go's field; client-node ignores it, so without this the
+ * request goes out without credentials and comes back 401). A file that cannot be read is a file
+ * error, not a credential rejection. Null when the user has no tokenFile.
+ */
+async function readTokenFile(user: Record<string, unknown>, baseDir: string | null): Promise<string | null> {
+  const inner = isMapping(user.user) ? user.user : {};
+  const file = inner.tokenFile ?? inner["token-file"];
+  if (typeof file !== "string" || file === "") return null;
+  const path = file.startsWith("/") || baseDir === null ? file : `${baseDir}/${file}`;
+  try {
+    const token = (await Deno.readTextFile(path)).trim();
+    if (token === "") throw new ToolError(`cannot read tokenFile ${path}: the file is empty`);
+    return token;
+  } catch (err) {
+    if (err instanceof ToolError) throw err;
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new PermissionError("--allow-read", `read the tokenFile ${path}`, { cause: err });
+    }
+    const why = err instanceof Deno.errors.NotFound
+      ? "no such file"
+      : err instanceof Deno.errors.IsADirectory
+      ? "is a directory"
+      : err instanceof Error
+      ? err.message
+      : String(err);
+    throw new ToolError(`cannot read tokenFile ${path}: ${why}`, { cause: err });
+  }
+}
+
+/**
+ * A view of `kc` whose credentials step (run before every request: it may start an exec credential
+ * plugin such as `aws eks get-token`) gives up after `timeoutMs`: a hanging plugin would otherwise
+ * hang the run forever, whatever `--timeout` says. The plugin process is killed and a
+ * {@link ToolError} names it and the timeout.
+ */
+export function withCredentialTimeout(kc: KubeConfig, timeoutMs: number, contextName: string): KubeConfig {
+  const plugin = kc.getCurrentUser()?.exec?.command;
+  if (!plugin) return kc;
+  // client-node's ExecAuth spawns through its replaceable `execFn`; track the children to kill them.
+  const children = new Set<{ kill(): unknown }>();
+  const auths = (kc as unknown as { authenticators?: unknown }).authenticators;
+  for (const a of Array.isArray(auths) ? auths : []) {
+    const auth = a as {
+      execFn?: (...args: unknown[]) => { kill(): unknown; on(e: string, f: () => void): void };
+    };
+    const spawn = auth.execFn;
+    if (typeof spawn !== "function") continue;
+    auth.execFn = (...args: unknown[]) => {
+      const child = spawn(...args);
+      children.add(child);
+      child.on("close", () => children.delete(child));
+      return child;
+    };
+  }
+  const apply = kc.applyToHTTPSOptions.bind(kc);
+  return Object.create(kc, {
+    applyToHTTPSOptions: {
+      value: async (opts: Parameters<KubeConfig["applyToHTTPSOptions"]>[0]): Promise<void> => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const expired = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            for (const c of children) {
+              try {
+                c.kill();
+              } catch {
+                // already gone
+              }
+            }
+            reject(
+              new ToolError(
+                `the exec credential plugin ${plugin} of context ${contextName} did not answer within ` +
+                  `${timeoutMs} ms (--timeout)`,
+              ),
+            );
+          }, timeoutMs);
+        });
+        try {
+          await Promise.race([apply(opts), expired]);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    },
+  });
 }

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { PermissionError, ToolError } from "../errors.ts";
 import { INLINE_PATH, loadKubeConfig } from "./kubeconfig.ts";
+import { KINDS } from "./kinds.ts";
+import { openKubeClient } from "./live/client.ts";
+import { listKind } from "./live/list.ts";
 
 interface Ctx {
   name: string;
@@ -239,4 +242,136 @@ Deno.test({
     assert.ok(e instanceof PermissionError);
     assert.match(e.purpose, /KUBECONFIG/);
   },
+});
+
+// --- credentials: plugin timeout, tokenFile, CA data, 401 on lists -------------------------------
+
+/** A one-context kubeconfig whose user is `userYaml` (indented under `user:`). */
+function credKubeconfig(
+  server: string,
+  userYaml: string,
+  clusterExtra = "    insecure-skip-tls-verify: true",
+): string {
+  return `apiVersion: v1
+kind: Config
+current-context: c
+clusters:
+- name: k
+  cluster:
+    server: ${server}
+${clusterExtra}
+users:
+- name: u
+  user:
+${userYaml}
+contexts:
+- name: c
+  context: {cluster: k, user: u}
+`;
+}
+
+/** A plain-HTTP API server on 127.0.0.1: /version answers 200; `onList` decides the rest. */
+function apiServer(
+  onList: (req: Request) => Response,
+): { url: string; seen: string[]; close: () => Promise<void> } {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(`${new URL(req.url).pathname} ${req.headers.get("authorization") ?? "-"}`);
+    if (new URL(req.url).pathname === "/version") return Response.json({ major: "1", minor: "31" });
+    return onList(req);
+  });
+  return { url: `http://127.0.0.1:${server.addr.port}`, seen, close: () => server.shutdown() };
+}
+
+Deno.test("credentials: a hanging exec credential plugin is bounded by the timeout (ToolError naming it)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const plugin = `${dir}/hang-plugin`;
+    await Deno.writeTextFile(plugin, "#!/bin/sh\nexec sleep 30\n");
+    await Deno.chmod(plugin, 0o755);
+    const yaml = credKubeconfig(
+      "http://127.0.0.1:9",
+      `    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: ${plugin}\n      interactiveMode: Never`,
+    );
+    const client = await openKubeClient({ kubeconfigYaml: yaml, requestTimeoutMs: 400 });
+    const started = Date.now();
+    try {
+      const e = await rejectsWith(
+        client.probeReachable(),
+        new RegExp(
+          `^the exec credential plugin ${plugin} of context c did not answer within 400 ms \\(--timeout\\)$`,
+        ),
+      );
+      assert.equal(e.message.includes("\n"), false);
+      assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("credentials: tokenFile is read (relative to the kubeconfig); a missing one is a file error, not a 401", async () => {
+  const dir = await Deno.makeTempDir();
+  const srv = apiServer((req) =>
+    req.headers.get("authorization") === "Bearer from-file"
+      ? Response.json({ kind: "PodList", items: [], metadata: {} })
+      : new Response("{}", { status: 401 })
+  );
+  try {
+    await Deno.writeTextFile(`${dir}/token`, "from-file\n");
+    await Deno.writeTextFile(`${dir}/config`, credKubeconfig(srv.url, "    tokenFile: token"));
+    const client = await openKubeClient({ kubeconfig: `${dir}/config` });
+    await client.probeReachable();
+    const pods = await listKind(client, KINDS.pods);
+    assert.equal(pods.ok, true, JSON.stringify(pods));
+    await client.close();
+    assert.ok(srv.seen.includes("/version Bearer from-file"), srv.seen.join("\n"));
+
+    await Deno.writeTextFile(`${dir}/missing`, credKubeconfig(srv.url, `    tokenFile: ${dir}/nope`));
+    await rejectsWith(
+      loadKubeConfig({ kubeconfig: `${dir}/missing` }),
+      new RegExp(`^cannot read tokenFile ${dir}/nope: no such file$`),
+    );
+    await rejectsWith(
+      loadKubeConfig({ kubeconfigYaml: credKubeconfig(srv.url, `    tokenFile: ${dir}`) }),
+      /^cannot read tokenFile .*: is a directory$/,
+    );
+  } finally {
+    await srv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("credentials: garbage certificate-authority-data names the cluster", async () => {
+  for (const data of ["bm90IGEgY2VydA==", "%%% not base64 %%%"]) {
+    await rejectsWith(
+      loadKubeConfig({
+        kubeconfigYaml: credKubeconfig(
+          "https://127.0.0.1:6443",
+          "    token: t",
+          `    certificate-authority-data: "${data}"`,
+        ),
+      }),
+      /^certificate-authority-data of cluster k is not a PEM certificate/,
+    );
+  }
+});
+
+Deno.test("credentials: a 401 on a list after /version succeeded is a tool error (exit 3)", async () => {
+  const srv = apiServer(() =>
+    new Response(JSON.stringify({ kind: "Status", code: 401, message: "Unauthorized" }), { status: 401 })
+  );
+  try {
+    const client = await openKubeClient({ kubeconfigYaml: credKubeconfig(srv.url, "    token: expired") });
+    await client.probeReachable();
+    await rejectsWith(
+      listKind(client, KINDS.pods),
+      /^the API server at http:\/\/127\.0\.0\.1:\d+ rejected the credentials of context c \(401\) while listing pods$/,
+    );
+    await client.close();
+  } finally {
+    await srv.close();
+  }
 });

@@ -9,12 +9,18 @@ export interface WgPeer {
   /** "ip:port", or null for "(none)". */
   endpoint: string | null;
   allowedIps: string[];
-  /** Unix seconds of the latest handshake; 0 = never. */
-  latestHandshake: number;
-  rxBytes: number;
-  txBytes: number;
-  /** Seconds, or null for "off". */
+  /** Unix seconds of the latest handshake; 0 = never; null = unreadable (see `unreadable`). */
+  latestHandshake: number | null;
+  /**
+   * Transfer counters (u64 in WireGuard): a number while exact (up to 2^53 − 1), a bigint above it (up
+   * to 2^64 − 1, a valid reading); null = unreadable (see `unreadable`).
+   */
+  rxBytes: number | bigint | null;
+  txBytes: number | bigint | null;
+  /** Seconds, or null for "off" (or unreadable, see `unreadable`). */
   persistentKeepalive: number | null;
+  /** Fields of the dump line that could not be read, with the raw text: `latest-handshake: "abc"`. */
+  unreadable?: string[];
 }
 
 /** One WireGuard interface (private key never kept). */
@@ -23,6 +29,8 @@ export interface WgInterface {
   publicKey: string;
   listenPort: number | null;
   peers: WgPeer[];
+  /** Lines of this interface that could not be read as a peer at all (no usable public key). */
+  unreadableLines?: string[];
 }
 
 /** One parsed `wg show all dump`, with when it was taken. */
@@ -30,6 +38,8 @@ export interface WgSample {
   /** Milliseconds since the epoch at which the sample was taken. */
   takenAt: number;
   interfaces: WgInterface[];
+  /** Lines that could not be attributed to any interface (they may hide a peer). */
+  unreadableLines?: string[];
 }
 
 /** Live WireGuard state of one gateway pod. */

@@ -9,10 +9,14 @@
 import type { ClusterSource, ExecOutcome } from "../kube/source.ts";
 import type { WgEvidence, WgInterface, WgPeer, WgSample } from "./hub.ts";
 
-/** Result of parsing a dump: interfaces found and notes about lines that were skipped. */
+/**
+ * Result of parsing a dump: interfaces found, notes about what could not be read, and the lines that
+ * could not be attributed to any interface (set only when there are some).
+ */
 export interface WgDumpParse {
   interfaces: WgInterface[];
   problems: string[];
+  unreadableLines?: string[];
 }
 
 /** Container of the gateway pod that owns the WireGuard device (FACTS §4.2). */
@@ -21,8 +25,28 @@ export const WIREGUARD_CONTAINER = "wireguard";
 /** Prefix of Liqo's WireGuard interfaces (`liqo-tunnel`, `liqo-tunnel1`…). */
 export const TUNNEL_PREFIX = "liqo-tunnel";
 
+/** Names of the peer columns of a dump (as in wg(8)), used in {@link WgPeer.unreadable} entries. */
+export const PEER_FIELDS = {
+  endpoint: "endpoint",
+  allowedIps: "allowed-ips",
+  handshake: "latest-handshake",
+  rx: "transfer-rx",
+  tx: "transfer-tx",
+  keepalive: "persistent-keepalive",
+} as const;
+
 const IF_NAME = /^[A-Za-z0-9_.=+-]{1,15}$/;
 const UINT = /^[0-9]+$/;
+/** A base64 Curve25519 key as wg prints it. */
+const KEY = /^[A-Za-z0-9+/]{43}=$/;
+/** What an interface line has where a peer line has its endpoint: a listen port. */
+const PORTISH = /^([0-9]+|off|\(none\))$/;
+/** Looks like an endpoint (or a piece of one): used only to recognise peer lines with wrong column counts. */
+const ENDPOINTISH = /^(\(none\)|[0-9A-Za-z%[\]-]*[.:][0-9A-Za-z.:%[\]-]*)$/;
+const ENDPOINT = /^(\[[0-9A-Za-z:.%]+\]|[0-9A-Za-z.-]+):([0-9]{1,5})$/;
+const CIDR = /^[0-9A-Fa-f.:]+\/[0-9]{1,3}$/;
+const U64_MAX = (1n << 64n) - 1n;
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 function splitFields(line: string): string[] {
   const byTab = line.split("\t").map((f) => f.trim());
@@ -36,35 +60,92 @@ function parseUint(s: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-/** Parses the 8 peer columns after the interface name; null (with reason) if malformed. */
-function parsePeer(f: string[]): { peer: WgPeer } | { error: string } {
-  const [publicKey, _psk, endpoint, allowed, handshake, rx, tx, keepalive] = f;
-  if (!publicKey || publicKey === "(none)") return { error: "peer without a public key" };
-  const latestHandshake = parseUint(handshake);
-  const rxBytes = parseUint(rx);
-  const txBytes = parseUint(tx);
-  if (latestHandshake === null || rxBytes === null || txBytes === null) {
-    return { error: "peer with non-numeric handshake or transfer counters" };
-  }
-  let persistentKeepalive: number | null = null;
-  if (keepalive !== "off" && keepalive !== "0") {
-    persistentKeepalive = parseUint(keepalive);
-    if (persistentKeepalive === null) return { error: "peer with an unreadable persistent-keepalive" };
-  }
-  const allowedIps = allowed === "(none)" || allowed === ""
-    ? []
-    : allowed.split(",").map((a) => a.trim()).filter((a) => a !== "");
-  return {
-    peer: {
-      publicKey,
-      endpoint: endpoint === "(none)" || endpoint === "" ? null : endpoint,
-      allowedIps,
-      latestHandshake,
-      rxBytes,
-      txBytes,
-      persistentKeepalive,
-    },
+/** The raw text of a field for a note: JSON-quoted (a newline shows as \n), cut at 40 characters. */
+function quote(s: string): string {
+  return JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+}
+
+type Read<T> = { value: T } | { bad: string };
+
+/**
+ * A u64 as wg prints it. Decision: counters stay exact — a number up to 2^53 − 1, a bigint above
+ * (2^64 − 1 is a valid WireGuard counter, never rounded and never called unreadable); text, a sign,
+ * or a value above 2^64 − 1 is unreadable.
+ */
+function readU64(field: string, s: string): Read<number | bigint> {
+  if (!UINT.test(s)) return { bad: `${field}: ${quote(s)}` };
+  const b = BigInt(s);
+  if (b > U64_MAX) return { bad: `${field}: ${quote(s)} (above 2^64-1)` };
+  return { value: b <= SAFE_MAX ? Number(b) : b };
+}
+
+/** The public key of a peer line, or null when the line has none usable. */
+function peerKey(rest: string[]): string | null {
+  const k = rest[0] ?? "";
+  return k === "" || k === "(none)" || /\s/.test(k) ? null : k;
+}
+
+/**
+ * Parses the peer columns after the interface name, field by field: an unreadable field is set to null
+ * (or empty) and named in `unreadable`; the peer is kept as long as it has a public key. When the
+ * column count is wrong the columns cannot be matched, so only the key is kept. The preshared key
+ * (second column) is never read.
+ */
+function parsePeer(rest: string[], expected: number): { peer: WgPeer } | { error: string } {
+  const publicKey = peerKey(rest);
+  if (publicKey === null) return { error: "peer without a readable public key" };
+  const peer: WgPeer = {
+    publicKey,
+    endpoint: null,
+    allowedIps: [],
+    latestHandshake: null,
+    rxBytes: null,
+    txBytes: null,
+    persistentKeepalive: null,
   };
+  const unreadable: string[] = [];
+  if (rest.length !== expected) {
+    const why = `columns cannot be matched (${rest.length} peer columns, expected ${expected})`;
+    for (const f of Object.values(PEER_FIELDS)) unreadable.push(`${f}: ${why}`);
+    return { peer: { ...peer, unreadable } };
+  }
+  const [, _psk, endpoint, allowed, handshake, rx, tx, keepalive] = rest;
+  const withNewline = (field: string, v: string): boolean => {
+    if (!/[\r\n]/.test(v)) return false;
+    unreadable.push(`${field}: ${quote(v)} (line break inside the field)`);
+    return true;
+  };
+
+  if (!withNewline(PEER_FIELDS.endpoint, endpoint) && endpoint !== "(none)" && endpoint !== "") {
+    const m = ENDPOINT.exec(endpoint);
+    if (m && Number(m[2]) <= 65535) peer.endpoint = endpoint;
+    else unreadable.push(`${PEER_FIELDS.endpoint}: ${quote(endpoint)}`);
+  }
+  if (!withNewline(PEER_FIELDS.allowedIps, allowed) && allowed !== "(none)" && allowed !== "") {
+    const list = allowed.split(",").map((a) => a.trim()).filter((a) => a !== "");
+    peer.allowedIps = list.filter((a) => CIDR.test(a));
+    const bad = list.filter((a) => !CIDR.test(a));
+    if (bad.length > 0) unreadable.push(`${PEER_FIELDS.allowedIps}: ${quote(bad.join(","))}`);
+  }
+  if (!withNewline(PEER_FIELDS.handshake, handshake)) {
+    const h = readU64(PEER_FIELDS.handshake, handshake);
+    if ("bad" in h) unreadable.push(h.bad);
+    else if (typeof h.value === "bigint") {
+      unreadable.push(`${PEER_FIELDS.handshake}: ${quote(handshake)} (not a plausible time)`);
+    } else peer.latestHandshake = h.value;
+  }
+  for (const [field, v, key] of [[PEER_FIELDS.rx, rx, "rxBytes"], [PEER_FIELDS.tx, tx, "txBytes"]] as const) {
+    if (withNewline(field, v)) continue;
+    const r = readU64(field, v);
+    if ("bad" in r) unreadable.push(r.bad);
+    else peer[key] = r.value;
+  }
+  if (!withNewline(PEER_FIELDS.keepalive, keepalive) && keepalive !== "off" && keepalive !== "0") {
+    const k = parseUint(keepalive);
+    if (k === null || k > 65535) unreadable.push(`${PEER_FIELDS.keepalive}: ${quote(keepalive)}`);
+    else peer.persistentKeepalive = k;
+  }
+  return { peer: unreadable.length > 0 ? { ...peer, unreadable } : peer };
 }
 
 /** Parses the 4 interface columns after the name (private key dropped); null if malformed. */
@@ -77,12 +158,37 @@ function parseInterface(name: string, f: string[]): WgInterface | null {
   return { name, publicKey: publicKey === "(none)" ? "" : publicKey, listenPort: port, peers: [] };
 }
 
+/**
+ * What a line is. Exact column counts decide as wg prints them; otherwise a line is taken as a peer
+ * line only when its interface line was already seen (wg prints it first), it does not repeat the
+ * interface's public key, and its columns look like a peer's (preshared key, then an endpoint) — so a
+ * garbled interface line, which carries the private key, is never read as a peer.
+ */
+function classify(
+  n: number,
+  rest: string[],
+  itf: WgInterface | undefined,
+  ifFields: number,
+  peerFields: number,
+): "interface" | "peer" | null {
+  if (n === ifFields && PORTISH.test(rest[2] ?? "")) return "interface";
+  if (n === peerFields) return "peer";
+  if (!itf || rest.length < 2) return null;
+  if (rest[1] === itf.publicKey) return null;
+  const pskLike = rest[1] === "(none)" || KEY.test(rest[1]);
+  if (pskLike && rest.length >= 3 && ENDPOINTISH.test(rest[2])) return "peer";
+  // The preshared-key column itself missing: the endpoint comes second.
+  if (!pskLike && ENDPOINTISH.test(rest[1]) && /[.:]/.test(rest[1])) return "peer";
+  return null;
+}
+
 function parseLines(
   text: string,
   fixedIf: string | null,
 ): WgDumpParse {
   const interfaces: WgInterface[] = [];
   const problems: string[] = [];
+  const unattributed: string[] = [];
   const byName = new Map<string, WgInterface>();
   const ensure = (name: string, lineNo: number): WgInterface => {
     let itf = byName.get(name);
@@ -94,61 +200,98 @@ function parseLines(
     }
     return itf;
   };
+  /** Records a line that could not be read; never echoes it (an interface line carries the private key). */
+  const unreadableLine = (lineNo: number, why: string, itf?: WgInterface): void => {
+    const note = `line ${lineNo}: skipped, ${why}`;
+    problems.push(note);
+    if (itf) (itf.unreadableLines ??= []).push(note);
+    else unattributed.push(note);
+  };
   const ifFields = fixedIf === null ? 5 : 4;
   const peerFields = fixedIf === null ? 9 : 8;
   const lines = typeof text === "string" ? text.split(/\r?\n|\r/) : [];
-  lines.forEach((raw, i) => {
+  for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1;
-    if (raw.trim() === "") return;
-    const f = splitFields(raw);
-    if (f.length !== ifFields && f.length !== peerFields) {
-      // Never echo the line: an interface line carries the private key.
-      problems.push(`line ${lineNo}: skipped, expected ${ifFields} or ${peerFields} fields, got ${f.length}`);
-      return;
-    }
+    const raw = lines[i];
+    if (raw.trim() === "") continue;
+    let f = splitFields(raw);
     const name = fixedIf ?? f[0];
-    const rest = fixedIf === null ? f.slice(1) : f;
     if (!IF_NAME.test(name)) {
-      problems.push(`line ${lineNo}: skipped, unusable interface name`);
-      return;
+      unreadableLine(lineNo, "unusable interface name");
+      continue;
     }
-    if (f.length === ifFields) {
+    let rest = fixedIf === null ? f.slice(1) : f;
+    const itf = byName.get(name);
+    let kind = classify(f.length, rest, itf, ifFields, peerFields);
+    // A line break inside a field splits a peer line in two: join it with the next line when that one
+    // cannot start a line of its own and the two together have the peer's column count.
+    if (kind === "peer" && f.length < peerFields && i + 1 < lines.length) {
+      const g = splitFields(lines[i + 1]);
+      const joined = [...f.slice(0, -1), `${f[f.length - 1]}\n${g[0]}`, ...g.slice(1)];
+      if ((fixedIf !== null || !IF_NAME.test(g[0])) && joined.length === peerFields) {
+        f = joined;
+        rest = fixedIf === null ? f.slice(1) : f;
+        kind = "peer";
+        problems.push(`line ${lineNo}: a line break inside a field, joined with line ${lineNo + 1}`);
+        i++;
+      }
+    }
+    if (kind === null) {
+      unreadableLine(
+        lineNo,
+        `not an interface nor a peer line (${f.length} fields, expected ${ifFields} or ${peerFields})`,
+        itf,
+      );
+      continue;
+    }
+    if (kind === "interface") {
       // In single-interface mode only the first line is the interface line.
-      if (fixedIf !== null && byName.has(name)) {
-        problems.push(`line ${lineNo}: skipped, second interface line for ${name}`);
-        return;
+      if (fixedIf !== null && itf) {
+        unreadableLine(lineNo, `second interface line for ${name}`, itf);
+        continue;
       }
-      const itf = parseInterface(name, rest);
-      if (itf === null) {
-        problems.push(`line ${lineNo}: skipped, malformed interface line for ${name}`);
-        return;
+      const parsed = parseInterface(name, rest);
+      if (parsed === null) {
+        unreadableLine(lineNo, `malformed interface line for ${name}`, itf);
+        continue;
       }
-      const existing = byName.get(name);
-      if (existing) {
-        existing.publicKey = itf.publicKey;
-        existing.listenPort = itf.listenPort;
+      if (itf) {
+        itf.publicKey = parsed.publicKey;
+        itf.listenPort = parsed.listenPort;
       } else {
-        byName.set(name, itf);
-        interfaces.push(itf);
+        byName.set(name, parsed);
+        interfaces.push(parsed);
       }
-      return;
+      continue;
     }
-    const parsed = parsePeer(rest);
+    const parsed = parsePeer(rest, peerFields - (fixedIf === null ? 1 : 0));
     if ("error" in parsed) {
-      problems.push(`line ${lineNo}: skipped, ${parsed.error} on ${name}`);
-      return;
+      unreadableLine(lineNo, `${parsed.error} on ${name}`, itf ?? ensure(name, lineNo));
+      continue;
     }
     ensure(name, lineNo).peers.push(parsed.peer);
-  });
-  return { interfaces, problems };
+    if (parsed.peer.unreadable) {
+      problems.push(
+        `line ${lineNo}: peer ${parsed.peer.publicKey.slice(0, 10)}… on ${name} kept, unreadable ${
+          parsed.peer.unreadable.join("; ")
+        }`,
+      );
+    }
+  }
+  return unattributed.length > 0
+    ? { interfaces, problems, unreadableLines: unattributed }
+    : { interfaces, problems };
 }
 
 /**
  * Parses `wg show all dump`. Interface lines have 5 tab-separated fields (name, private key,
  * public key, listen port, fwmark), peer lines 9 (name, public key, preshared key, endpoint,
  * allowed IPs, latest handshake, rx, tx, persistent keepalive). Tolerates CRLF, trailing
- * whitespace, space-separated columns, "(none)" values and empty output; garbled lines are
- * skipped with a note. Never throws. `takenAt` is accepted for symmetry with {@link toSample}.
+ * whitespace, space-separated columns, "(none)" values and empty output. A peer line is read field by
+ * field: an unreadable field is null and named in `unreadable`, the peer (its public key) is kept;
+ * lines that cannot be read at all are skipped with a note (kept per interface in `unreadableLines`).
+ * The private and preshared keys are never kept. Never throws. `takenAt` is accepted for symmetry
+ * with {@link toSample}.
  */
 export function parseWgDump(text: string, _takenAt?: number): WgDumpParse {
   return parseLines(text, null);
@@ -162,7 +305,9 @@ export function parseSingleInterfaceDump(ifName: string, text: string, _takenAt?
 
 /** Wraps a parse result into a {@link WgSample} taken at `takenAt` (ms since the epoch). */
 export function toSample(parse: WgDumpParse, takenAt: number): WgSample {
-  return { takenAt, interfaces: parse.interfaces };
+  return parse.unreadableLines?.length
+    ? { takenAt, interfaces: parse.interfaces, unreadableLines: parse.unreadableLines }
+    : { takenAt, interfaces: parse.interfaces };
 }
 
 /** Interfaces whose name starts with `liqo-tunnel`. */
@@ -170,10 +315,34 @@ export function tunnelInterfaces(sample: WgSample): WgInterface[] {
   return sample.interfaces.filter((i) => i.name.startsWith(TUNNEL_PREFIX));
 }
 
-/** Seconds since the peer's latest handshake, or null if it never completed one (never negative). */
+/** The unreadable entries of a peer for one field (see {@link PEER_FIELDS}). */
+export function unreadableField(peer: WgPeer, field: string): string[] {
+  return (peer.unreadable ?? []).filter((u) => u.startsWith(`${field}:`));
+}
+
+/**
+ * Seconds since the peer's latest handshake, or null if it never completed one or the field is
+ * unreadable (use {@link handshakeReading} to tell them apart). Never negative.
+ */
 export function handshakeAgeSeconds(peer: WgPeer, nowMs: number): number | null {
   if (!peer.latestHandshake) return null;
   return Math.max(0, Math.floor(nowMs / 1000) - peer.latestHandshake);
+}
+
+/** The latest handshake of a peer: its age, never, or unreadable (with the parse problem). */
+export type HandshakeReading =
+  | { kind: "age"; seconds: number }
+  | { kind: "never" }
+  | { kind: "unreadable"; problem: string };
+
+/** Reads the latest handshake of a peer as an age at `nowMs`, "never", or "unreadable". */
+export function handshakeReading(peer: WgPeer, nowMs: number): HandshakeReading {
+  if (peer.latestHandshake === null) {
+    const problem = unreadableField(peer, PEER_FIELDS.handshake)[0] ?? `${PEER_FIELDS.handshake}: unreadable`;
+    return { kind: "unreadable", problem };
+  }
+  const age = handshakeAgeSeconds(peer, nowMs);
+  return age === null ? { kind: "never" } : { kind: "age", seconds: age };
 }
 
 /** Transfer-counter movement of one peer between two samples. */
@@ -191,34 +360,73 @@ export interface PeerRate {
   reset: boolean;
 }
 
-/**
- * Per interface/peer rx/tx rates between two samples, for peers present in both (matched by
- * interface name and public key). Empty when the samples are not in chronological order.
- */
-export function rates(first: WgSample, second: WgSample): PeerRate[] {
-  const seconds = (second.takenAt - first.takenAt) / 1000;
-  if (!(seconds > 0)) return [];
-  const out: PeerRate[] = [];
+/** A peer present in both samples whose counters could not be read in one of them. */
+export interface UnreadableCounters {
+  interface: string;
+  publicKey: string;
+  /** The parse problems, e.g. `transfer-rx: "abc"`. */
+  problems: string[];
+}
+
+function counterPairs(
+  first: WgSample,
+  second: WgSample,
+): { itf: string; p: WgPeer; q: WgPeer }[] {
+  const out: { itf: string; p: WgPeer; q: WgPeer }[] = [];
   for (const itf of first.interfaces) {
     const later = second.interfaces.find((i) => i.name === itf.name);
     if (!later) continue;
     for (const p of itf.peers) {
       const q = later.peers.find((x) => x.publicKey === p.publicKey);
-      if (!q) continue;
-      const rxDelta = q.rxBytes - p.rxBytes;
-      const txDelta = q.txBytes - p.txBytes;
-      const reset = rxDelta < 0 || txDelta < 0;
-      out.push({
-        interface: itf.name,
-        publicKey: p.publicKey,
-        seconds,
-        rxDelta,
-        txDelta,
-        rxPerSec: reset ? null : rxDelta / seconds,
-        txPerSec: reset ? null : txDelta / seconds,
-        reset,
-      });
+      if (q) out.push({ itf: itf.name, p, q });
     }
+  }
+  return out;
+}
+
+/**
+ * Per interface/peer rx/tx rates between two samples, for peers present in both (matched by
+ * interface name and public key) whose counters are readable in both (see
+ * {@link unreadableCounters} for the others). Deltas are computed exactly (bigint), so counters near
+ * 2^64 − 1 still move by the right amount. Empty when the samples are not in chronological order.
+ */
+export function rates(first: WgSample, second: WgSample): PeerRate[] {
+  const seconds = (second.takenAt - first.takenAt) / 1000;
+  if (!(seconds > 0)) return [];
+  const out: PeerRate[] = [];
+  for (const { itf, p, q } of counterPairs(first, second)) {
+    if (p.rxBytes === null || p.txBytes === null || q.rxBytes === null || q.txBytes === null) continue;
+    const rxDelta = Number(BigInt(q.rxBytes) - BigInt(p.rxBytes));
+    const txDelta = Number(BigInt(q.txBytes) - BigInt(p.txBytes));
+    const reset = rxDelta < 0 || txDelta < 0;
+    out.push({
+      interface: itf,
+      publicKey: p.publicKey,
+      seconds,
+      rxDelta,
+      txDelta,
+      rxPerSec: reset ? null : rxDelta / seconds,
+      txPerSec: reset ? null : txDelta / seconds,
+      reset,
+    });
+  }
+  return out;
+}
+
+/** Peers present in both samples whose transfer counters are unreadable in either. */
+export function unreadableCounters(first: WgSample, second: WgSample): UnreadableCounters[] {
+  const out: UnreadableCounters[] = [];
+  for (const { itf, p, q } of counterPairs(first, second)) {
+    if (p.rxBytes !== null && p.txBytes !== null && q.rxBytes !== null && q.txBytes !== null) continue;
+    const problems = [p, q].flatMap((x) => [
+      ...unreadableField(x, PEER_FIELDS.rx),
+      ...unreadableField(x, PEER_FIELDS.tx),
+    ]);
+    out.push({
+      interface: itf,
+      publicKey: p.publicKey,
+      problems: problems.length > 0 ? [...new Set(problems)] : ["transfer counters unreadable"],
+    });
   }
   return out;
 }

@@ -4,11 +4,13 @@ import type { WgPeer, WgSample } from "./hub.ts";
 import {
   collectWireguard,
   handshakeAgeSeconds,
+  handshakeReading,
   parseSingleInterfaceDump,
   parseWgDump,
   rates,
   toSample,
   tunnelInterfaces,
+  unreadableCounters,
 } from "./wireguard.ts";
 
 const PRIV = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=";
@@ -85,7 +87,7 @@ Deno.test("parseWgDump tolerates CRLF, trailing whitespace, spaces and empty out
   assert.deepEqual(p.interfaces[0].peers[1].allowedIps, ["10.0.0.0/8", "192.168.0.0/16"]);
 });
 
-Deno.test("parseWgDump skips garbled lines with a note and never throws", () => {
+Deno.test("parseWgDump skips unreadable lines with a note, keeps peers with unreadable fields, never throws", () => {
   const bad = [
     "garbage",
     ["liqo-tunnel", PEER, "(none)", "x", "0.0.0.0/0", "notanumber", "1", "2", "off"].join("\t"),
@@ -94,13 +96,201 @@ Deno.test("parseWgDump skips garbled lines with a note and never throws", () => 
     ["orphan", PEER, "(none)", "(none)", "(none)", "0", "0", "0", "off"].join("\t"),
     ["liqo-tunnel", PRIV, PUB, "99999", "off"].join("\t"),
   ].join("\n");
-  const { interfaces, problems } = parseWgDump(bad, 0);
-  assert.equal(problems.length, 6, problems.join("\n"));
-  assert.match(problems[0], /^line 1: skipped, expected 5 or 9 fields, got 1/);
-  assert.deepEqual(interfaces.map((i) => i.name), ["orphan"]);
-  assert.equal(interfaces[0].publicKey, "");
+  const { interfaces, problems, unreadableLines } = parseWgDump(bad, 0);
+  assert.equal(problems.length, 7, problems.join("\n"));
+  assert.match(
+    problems[0],
+    /^line 1: skipped, not an interface nor a peer line \(1 fields, expected 5 or 9\)/,
+  );
+  assert.deepEqual(interfaces.map((i) => i.name), ["liqo-tunnel", "orphan"]);
+  assert.deepEqual(interfaces[0].peers.map((p) => p.unreadable), [
+    ['endpoint: "x"', 'latest-handshake: "notanumber"'],
+    ['endpoint: "x"', 'persistent-keepalive: "soon"'],
+  ]);
+  assert.equal(interfaces[0].peers[0].latestHandshake, null);
+  assert.equal(interfaces[0].peers[1].latestHandshake, 1);
+  assert.equal(interfaces[0].peers[1].rxBytes, 1);
+  assert.deepEqual(interfaces[0].unreadableLines, [
+    "line 6: skipped, malformed interface line for liqo-tunnel",
+  ]);
+  assert.equal(interfaces[1].publicKey, "");
+  assert.deepEqual(
+    unreadableLines,
+    ["line 1: skipped, unusable interface name", "line 4: skipped, unusable interface name"].map((l, i) =>
+      i === 0 ? "line 1: skipped, not an interface nor a peer line (1 fields, expected 5 or 9)" : l
+    ),
+  );
+  assert.equal(JSON.stringify(problems).includes(PRIV), false);
   // deno-lint-ignore no-explicit-any
   assert.deepEqual(parseWgDump(undefined as any, 0), { interfaces: [], problems: [] });
+});
+
+/** One healthy interface line, then `peer` (the 8 peer columns after the name). */
+function dumpWith(...peerLines: string[]): string {
+  return [["liqo-tunnel", PRIV, PUB, "51840", "off"].join("\t"), ...peerLines].join("\n") + "\n";
+}
+const peerLine = (over: Partial<Record<"hs" | "rx" | "tx" | "endpoint" | "ka" | "allowed", string>> = {}) =>
+  [
+    "liqo-tunnel",
+    PEER,
+    "(none)",
+    over.endpoint ?? "203.0.113.7:51840",
+    over.allowed ?? "0.0.0.0/0",
+    over.hs ?? "1767225600",
+    over.rx ?? "1000",
+    over.tx ?? "2000",
+    over.ka ?? "off",
+  ].join("\t");
+
+Deno.test("parseWgDump: a negative or textual latest-handshake keeps the peer, field unreadable", () => {
+  for (const hs of ["-5", "abc", "1.5", "99999999999999999999"]) {
+    const { interfaces, problems } = parseWgDump(dumpWith(peerLine({ hs })), 0);
+    const [peer] = interfaces[0].peers;
+    assert.equal(peer.publicKey, PEER, hs);
+    assert.equal(peer.latestHandshake, null);
+    assert.equal(peer.rxBytes, 1000);
+    assert.equal(peer.endpoint, "203.0.113.7:51840");
+    assert.equal(peer.unreadable?.length, 1);
+    assert.ok(peer.unreadable![0].startsWith(`latest-handshake: ${JSON.stringify(hs)}`), peer.unreadable![0]);
+    assert.match(
+      problems.join("\n"),
+      /line 2: peer xTIBA5rboU… on liqo-tunnel kept, unreadable latest-handshake/,
+    );
+    assert.deepEqual(handshakeReading(peer, 0), { kind: "unreadable", problem: peer.unreadable![0] });
+  }
+  // A plausible time far away is read; 0 is "never".
+  const never = parseWgDump(dumpWith(peerLine({ hs: "0" })), 0).interfaces[0].peers[0];
+  assert.deepEqual(handshakeReading(never, 5_000), { kind: "never" });
+  const fresh = parseWgDump(dumpWith(peerLine({ hs: "100" })), 0).interfaces[0].peers[0];
+  assert.deepEqual(handshakeReading(fresh, 142_000), { kind: "age", seconds: 42 });
+});
+
+Deno.test("parseWgDump: counters are exact u64 (2^64-1 is a bigint reading), above 2^64-1 unreadable", () => {
+  const max = "18446744073709551615";
+  const p = parseWgDump(dumpWith(peerLine({ rx: max, tx: "9007199254740993" })), 0).interfaces[0].peers[0];
+  assert.equal(p.rxBytes, 18446744073709551615n);
+  assert.equal(p.txBytes, 9007199254740993n);
+  assert.equal(p.unreadable, undefined);
+  assert.equal(
+    parseWgDump(dumpWith(peerLine({ rx: "9007199254740991" })), 0).interfaces[0].peers[0].rxBytes,
+    9007199254740991,
+  );
+
+  const first = toSample(
+    parseWgDump(dumpWith(peerLine({ rx: "18446744073709551255", tx: "9007199254740993" })), 0),
+    0,
+  );
+  const second = toSample(parseWgDump(dumpWith(peerLine({ rx: max, tx: "9007199254741093" })), 0), 3_000);
+  // Doubles would round both to the same value and call the tunnel flat.
+  assert.deepEqual(rates(first, second).map((r) => [r.rxDelta, r.txDelta, r.reset]), [[360, 100, false]]);
+  assert.deepEqual(unreadableCounters(first, second), []);
+
+  for (const rx of ["18446744073709551616", "-1", "1e3", "lots"]) {
+    const q = parseWgDump(dumpWith(peerLine({ rx })), 0).interfaces[0].peers[0];
+    assert.equal(q.publicKey, PEER);
+    assert.equal(q.rxBytes, null);
+    assert.equal(q.txBytes, 2000);
+    assert.ok(q.unreadable![0].startsWith(`transfer-rx: ${JSON.stringify(rx)}`), q.unreadable![0]);
+    const bad = toSample(parseWgDump(dumpWith(peerLine({ rx })), 0), 3_000);
+    assert.deepEqual(rates(first, bad), []);
+    assert.deepEqual(unreadableCounters(first, bad), [{
+      interface: "liqo-tunnel",
+      publicKey: PEER,
+      problems: [q.unreadable![0]],
+    }]);
+  }
+  assert.match(
+    parseWgDump(dumpWith(peerLine({ tx: "18446744073709551616" })), 0).interfaces[0].peers[0].unreadable![0],
+    /^transfer-tx: "18446744073709551616" \(above 2\^64-1\)$/,
+  );
+});
+
+Deno.test("parseWgDump: a newline in the endpoint joins the two halves, endpoint unreadable", () => {
+  const broken = peerLine({ endpoint: "203.0.113.7\n:51840" });
+  const { interfaces, problems, unreadableLines } = parseWgDump(
+    dumpWith(broken, peerLine().replace(PEER, PEER2)),
+    0,
+  );
+  assert.equal(unreadableLines, undefined);
+  const [a, b] = interfaces[0].peers;
+  assert.equal(a.publicKey, PEER);
+  assert.equal(a.endpoint, null);
+  assert.deepEqual(a.unreadable, ['endpoint: "203.0.113.7\\n:51840" (line break inside the field)']);
+  assert.equal(a.latestHandshake, 1767225600);
+  assert.equal(a.rxBytes, 1000);
+  assert.equal(b.publicKey, PEER2);
+  assert.equal(b.unreadable, undefined);
+  assert.match(problems.join("\n"), /line 2: a line break inside a field, joined with line 3/);
+  // A break right after the endpoint (the next line starts with a tab) joins too.
+  const atTab = parseWgDump(dumpWith(peerLine().replace("51840\t", "51840\n\t")), 0);
+  assert.equal(atTab.interfaces[0].peers.length, 1);
+  assert.equal(atTab.interfaces[0].peers[0].rxBytes, 1000);
+  // CRLF output with the same break.
+  const crlf = parseWgDump(dumpWith(broken).replaceAll("\n", "\r\n"), 0);
+  assert.equal(crlf.interfaces[0].peers[0].publicKey, PEER);
+  assert.equal(crlf.interfaces[0].peers[0].latestHandshake, 1767225600);
+});
+
+Deno.test("parseWgDump: a missing or extra column keeps the key, every other field unreadable", () => {
+  const cols = peerLine().split("\t");
+  for (
+    const line of [
+      cols.filter((_, i) => i !== 2).join("\t"), // no preshared key column
+      cols.filter((_, i) => i !== 5).join("\t"), // no handshake column
+      cols.slice(0, 4).join("\t"), // cut after the endpoint
+      [...cols, "extra"].join("\t"),
+    ]
+  ) {
+    const { interfaces, problems } = parseWgDump(dumpWith(line), 0);
+    const peer = interfaces[0].peers[0];
+    assert.equal(peer?.publicKey, PEER, line);
+    assert.equal(peer.latestHandshake, null);
+    assert.equal(peer.rxBytes, null);
+    assert.equal(peer.endpoint, null);
+    assert.equal(peer.unreadable?.length, 6);
+    assert.match(peer.unreadable![2], /^latest-handshake: columns cannot be matched/);
+    assert.equal(problems.length, 1);
+  }
+  // The second half of a split line that cannot be joined is an unattributed unreadable line.
+  const split = parseWgDump(dumpWith(cols.slice(0, 4).join("\t"), "junk:1\tmore"), 0);
+  assert.equal(split.interfaces[0].peers[0].publicKey, PEER);
+  assert.deepEqual(split.unreadableLines, ["line 3: skipped, unusable interface name"]);
+});
+
+Deno.test("parseWgDump: a peer line without a usable key is an unreadable line of its interface", () => {
+  const cols = peerLine().split("\t");
+  const { interfaces } = parseWgDump(dumpWith(["liqo-tunnel", "(none)", ...cols.slice(2)].join("\t")), 0);
+  assert.deepEqual(interfaces[0].peers, []);
+  assert.deepEqual(interfaces[0].unreadableLines, [
+    "line 2: skipped, peer without a readable public key on liqo-tunnel",
+  ]);
+});
+
+Deno.test("parseWgDump: garbled interface lines are never read as peers (the private key is never kept)", () => {
+  for (
+    const garbled of [
+      ["liqo-tunnel", PRIV, PUB, "51840"], // fwmark missing
+      ["liqo-tunnel", PRIV, PUB, "51840", "off", "x"], // extra column
+      ["liqo-tunnel", PRIV, PUB, "abc", "off"], // port garbage
+      ["liqo-tunnel", PRIV, PUB, "(none)"],
+      ["liqo-tunnel", PRIV, PUB, "1.2.3.4:5"],
+      ["liqo-tunnel", PRIV],
+    ]
+  ) {
+    const first = parseWgDump(garbled.join("\t") + "\n", 0);
+    assert.equal(JSON.stringify(first).includes(PRIV), false, garbled.join(" "));
+    const after = parseWgDump(DUMP + garbled.join("\t") + "\n", 0);
+    assert.equal(JSON.stringify(after).includes(PRIV), false, garbled.join(" "));
+  }
+  // Before its interface line was seen, even a peer-shaped line is not read as a peer.
+  const firstLine = parseWgDump(["liqo-tunnel", PRIV, "(none)", "1.2.3.4:5"].join("\t") + "\n", 0);
+  assert.equal(JSON.stringify(firstLine).includes(PRIV), false);
+  const single = parseSingleInterfaceDump(
+    "liqo-tunnel",
+    [PRIV, PUB, "51840", "off"].join("\t") + "\n" + [PRIV, PUB, "x"].join("\t"),
+    0,
+  );
+  assert.equal(JSON.stringify(single).includes(PRIV), false);
 });
 
 Deno.test("parseSingleInterfaceDump reads `wg show <if> dump`", () => {

@@ -1,11 +1,15 @@
 /**
  * GW-05: the endpoint the client dials answers one UDP datagram sent from the tool's host (a reply,
- * an ICMP refusal, or WireGuard's normal silence).
+ * an ICMP refusal, or WireGuard's normal silence). The probe only decides from where the tool runs:
+ * when the cluster proves the tunnel is up (fresh Connected status, recent WireGuard handshake), an
+ * undecided probe (silence, no route, no permission) passes — the endpoint demonstrably answers the
+ * peer — and it is `unknown` only when the tunnel is down and the answer would matter.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { PRECISE_UDP_UNAVAILABLE } from "../../probes/udp.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { lookupGateway } from "../common/gateway.ts";
+import { tunnelUpProof } from "../common/tunnel_state.ts";
 
 function run(ctx: CheckContext): Promise<Outcome> | Outcome {
   const l = lookupGateway(ctx);
@@ -28,16 +32,44 @@ function run(ctx: CheckContext): Promise<Outcome> | Outcome {
       summary: "not probed: snapshot (host-side probes are not replayed)",
     };
   }
-  return probeUdp(ctx, ep.addresses[0], ep.port, field);
+  return probeUdp(ctx, ep.addresses[0], ep.port, field, l.peerId, gw);
 }
 
-async function probeUdp(ctx: CheckContext, host: string, port: number, field: string): Promise<Outcome> {
-  const r = await ctx.probes.udp(host, port);
+async function probeUdp(
+  ctx: CheckContext,
+  host: string,
+  port: number,
+  field: string,
+  peerId: string,
+  gw: Parameters<typeof tunnelUpProof>[1],
+): Promise<Outcome> {
+  const [r, proof] = await Promise.all([ctx.probes.udp(host, port), tunnelUpProof(ctx, gw, peerId)]);
   const evidence = [`${field}: ${host}:${port}`, `from this host: ${r.outcome} — ${r.detail}`];
+  if (proof) evidence.push(`tunnel up: ${proof}`);
   const nc = `nc -u -v ${host} ${port}`;
+  if (r.outcome === "reply") {
+    return { status: "pass", summary: `UDP ${host}:${port} answered from here`, evidence };
+  }
+  if (proof && r.outcome === "refused") {
+    return {
+      status: "warn",
+      summary: `UDP ${host}:${port} refused from this host although the tunnel is up: ` +
+        "something between here and the endpoint rejects UDP (the peer's path works)",
+      evidence,
+      remediation: `# only matters for clients on this host's network; compare the firewall rules on the way
+${nc}`,
+    };
+  }
+  if (proof) {
+    return {
+      status: "pass",
+      summary: `the tunnel is up, so ${host}:${port} answers the peer; ${
+        r.outcome === "silence" ? "no reply to this host is normal for WireGuard" : "not probed from here"
+      }`,
+      evidence,
+    };
+  }
   switch (r.outcome) {
-    case "reply":
-      return { status: "pass", summary: `UDP ${host}:${port} answered from here`, evidence };
     case "refused":
       return {
         status: "fail",
@@ -73,14 +105,19 @@ export const GW_05: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients"],
+  optionalReads: ["connections", "deployments", "pods"],
   explain: {
     reads:
       "The endpoint the client dials (GatewayClient spec.endpoint addresses[0]:port on the client side, " +
-      "GatewayServer status.endpoint on the server side); sends one UDP datagram from the tool's host.",
+      "GatewayServer status.endpoint on the server side); sends one UDP datagram from the tool's host. To " +
+      "interpret an undecided probe: the peer's Connection status and the gateway's `wg show` handshake.",
     decides:
-      "pass on a reply; fail on an ICMP port-unreachable (refused); unknown on silence (WireGuard ignores " +
-      "unauthenticated packets — ICMP refusals are only visible with --udp-precise) or when the probe cannot " +
-      "run. skip with --no-network-probes.",
+      "pass on a reply. When the cluster proves the tunnel is up (Connection Connected with a pinger update " +
+      "younger than 60 s, or a WireGuard handshake younger than 3 min), an undecided probe (silence, no route, " +
+      "no permission) passes and a refusal warns (this host's path is blocked, the peer's works). Otherwise: " +
+      "fail on an ICMP port-unreachable (refused); unknown on silence (WireGuard ignores unauthenticated " +
+      "packets — ICMP refusals are only visible with --udp-precise) or when the probe cannot run. skip with " +
+      "--no-network-probes and on snapshots.",
     fixes:
       "On a refusal check the Service/NodePort mapping and firewalls on the path to the endpoint; test by " +
       "hand with nc -u.",

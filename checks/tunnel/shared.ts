@@ -90,13 +90,6 @@ export function shortKey(key: string): string {
 /** The live reading a tunnel check judges: the latest handshake (TUN-02) or the transfer counters (TUN-03). */
 export type TunnelReading = "handshake" | "counters";
 
-/** The reading a caller needs, from its `what` ("handshake unknown" / "traffic unknown"). */
-function readingOf(what: string): TunnelReading | null {
-  if (/handshake/i.test(what)) return "handshake";
-  if (/traffic|counter/i.test(what)) return "counters";
-  return null;
-}
-
 /**
  * The outcome that replaces a judgement when the wg output could not be read where the check looks:
  * a tunnel interface whose peer lines could not be read at all (no readable peer left), or a peer whose
@@ -146,7 +139,7 @@ export function unreadableOutcome(
 export async function liveTunnels(
   ctx: CheckContext,
   what: string,
-  reading: TunnelReading | null = readingOf(what),
+  reading: TunnelReading | null,
 ): Promise<
   { gw: GatewayRef; ev: Extract<WgEvidence, { ok: true }>; tunnels: WgInterface[] } | { outcome: Outcome }
 > {

@@ -12,7 +12,7 @@ import { kubectlIn } from "../common/commands.ts";
 const HANDSHAKE_MAX_AGE_S = 180;
 
 async function run(ctx: CheckContext): Promise<Outcome> {
-  const live = await liveTunnels(ctx, "handshake unknown");
+  const live = await liveTunnels(ctx, "handshake unknown", "handshake");
   if ("outcome" in live) return live.outcome;
   const { ev, tunnels } = live;
   const evidence: string[] = [];

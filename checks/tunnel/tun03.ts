@@ -14,7 +14,7 @@ function rateText(n: number | null): string {
 }
 
 async function run(ctx: CheckContext): Promise<Outcome> {
-  const live = await liveTunnels(ctx, "traffic unknown");
+  const live = await liveTunnels(ctx, "traffic unknown", "counters");
   // No tunnel interface is TUN-02's finding; here it only means the rates cannot be known.
   if ("outcome" in live) {
     return live.outcome.status === "fail" ? { ...live.outcome, status: "unknown" } : live.outcome;

@@ -5,7 +5,7 @@
  * (`execVia: "kubectl"`). Output is bounded; every exec times out.
  */
 import { toToolError } from "../../errors.ts";
-import { importClientNode } from "../kubeconfig.ts";
+import { importClientNode, type KubeConfig } from "../kubeconfig.ts";
 import type { ExecOutcome, Unavailable } from "../source.ts";
 import { type KubeClient, shortError } from "./client.ts";
 
@@ -30,6 +30,8 @@ export interface Executor {
 }
 
 const MAX_EXEC_OUTPUT = 4 * 1024 * 1024;
+/** v5.channel.k8s.io close-stream channel. */
+const CLOSE_CHANNEL = 255;
 
 type ClientNode = typeof import("@kubernetes/client-node");
 type Status = import("@kubernetes/client-node").V1Status;
@@ -42,6 +44,7 @@ type ApiExecOutcome =
 
 type Done =
   | { kind: "status"; status: Status | undefined }
+  | { kind: "frame"; channel: number | null; message: string }
   | { kind: "closed" }
   | { kind: "error"; error: unknown; opened: boolean }
   | { kind: "timeout" };
@@ -53,6 +56,39 @@ function terminate(socket: ExecSocket): void {
   } catch {
     // already closed
   }
+}
+
+/**
+ * Wraps the `onmessage` a websocket is given (ws's accessor, found on its prototype chain) so that an
+ * exception thrown by the handler goes to `onError` instead of escaping the event as an uncaught error.
+ */
+function guardMessages(socket: object, onError: (e: unknown) => void): void {
+  let proto: object | null = socket;
+  let desc: PropertyDescriptor | undefined;
+  while (proto && !desc) {
+    desc = Object.getOwnPropertyDescriptor(proto, "onmessage");
+    proto = Object.getPrototypeOf(proto);
+  }
+  const accessor = desc;
+  if (!accessor?.set || !accessor.get) return;
+  Object.defineProperty(socket, "onmessage", {
+    configurable: true,
+    get: () => accessor.get!.call(socket),
+    set: (fn: unknown) => {
+      accessor.set!.call(
+        socket,
+        typeof fn === "function"
+          ? (ev: unknown) => {
+            try {
+              fn.call(socket, ev);
+            } catch (e) {
+              onError(e);
+            }
+          }
+          : fn,
+      );
+    },
+  });
 }
 
 function kubectlAllowed(): boolean {
@@ -90,7 +126,11 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
     sockets.clear();
   });
 
-  /** A writable that keeps the first {@link MAX_EXEC_OUTPUT} characters of a stream. */
+  /**
+   * A writable that keeps the first {@link MAX_EXEC_OUTPUT} characters of a stream. Its errors (a
+   * frame written after the stream was ended by a status or close-stream frame) are swallowed: an
+   * `error` event without a listener would crash the process.
+   */
   function collector(): { stream: InstanceType<typeof Writable>; text: () => string } {
     let text = "";
     const decoder = new TextDecoder();
@@ -102,7 +142,62 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
         cb();
       },
     });
+    stream.on("error", () => {});
     return { stream, text: () => text };
+  }
+
+  /**
+   * client-node's Exec, made safe against malformed frames: its message handler throws inside the
+   * websocket's message event (non-JSON status on channel 3, data on an unknown channel, an empty or
+   * truncated frame), which is an uncaught error that ends the process. Here each message is handled
+   * inside a try — the socket's `onmessage` is wrapped as client-node sets it (the socket is reached
+   * through ws's `finishRequest` option, on a per-exec view of the kubeconfig) — and a failure ends the
+   * exec through `onBadFrame`. v5 close-stream frames (255) are accepted; client-node ends the
+   * handler's own streams on them, which are pointed at this exec's collectors (never the tool's
+   * process.stdout).
+   */
+  function safeExec(
+    out: InstanceType<typeof Writable>,
+    err: InstanceType<typeof Writable>,
+    onBadFrame: (channel: number | null, message: string) => void,
+  ): InstanceType<ClientNode["Exec"]> {
+    const bad = (channel: number | null, e: unknown): void =>
+      onBadFrame(channel, e instanceof Error ? e.message : String(e));
+    const view: KubeConfig = Object.create(kc, {
+      applyToHTTPSOptions: {
+        value: async (opts: Record<string, unknown>): Promise<void> => {
+          await kc.applyToHTTPSOptions(opts);
+          opts.finishRequest = (req: { end(): void }, socket: object): void => {
+            guardMessages(socket, (e) => bad(null, e));
+            req.end();
+          };
+        },
+      },
+    });
+    const exec = new k8s.Exec(view);
+    const inner = exec.handler;
+    const handler = inner as unknown as { streams?: unknown };
+    if (typeof handler === "object" && handler !== null && "streams" in handler) {
+      handler.streams = { stdin: { pause: () => {} }, stdout: out, stderr: err };
+    }
+    exec.handler = {
+      connect: (path, textHandler, binaryHandler) =>
+        inner.connect(
+          path,
+          textHandler,
+          binaryHandler &&
+            ((channel: number, buff: Parameters<NonNullable<typeof binaryHandler>>[1]): boolean => {
+              if (channel === CLOSE_CHANNEL) return true;
+              try {
+                return binaryHandler(channel, buff);
+              } catch (e) {
+                bad(channel, e);
+                return false;
+              }
+            }),
+        ),
+    };
+    return exec;
   }
 
   async function execViaApi(
@@ -113,10 +208,14 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
   ): Promise<ApiExecOutcome> {
     const out = collector();
     const err = collector();
-    const exec = new k8s.Exec(kc);
     let ws: ExecSocket | null = null;
     let settle: (d: Done) => void = () => {};
     const finished = new Promise<Done>((resolve) => (settle = resolve));
+    const exec = safeExec(
+      out.stream,
+      err.stream,
+      (channel, message) => settle({ kind: "frame", channel, message }),
+    );
     const timer: ReturnType<typeof setTimeout> = setTimeout(() => settle({ kind: "timeout" }), timeoutMs);
     let over = false;
     const connecting = exec.exec(
@@ -130,6 +229,8 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
       false,
       (status) => settle({ kind: "status", status }),
     ).then((socket) => {
+      // Errors after the outcome was decided (e.g. a reset while terminating) must not go unheard.
+      socket.on("error", () => {});
       if (over || client.closed) {
         // The exec already ended (timeout) or the source was closed while connecting.
         terminate(socket);
@@ -165,6 +266,15 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
           ok: false,
           reason: "error",
           message: `exec in ${where} timed out after ${timeoutMs} ms`,
+          fallback: false,
+        };
+      case "frame":
+        return {
+          ok: false,
+          reason: "error",
+          message: `exec in ${where}: malformed exec frame${
+            done.channel === null ? "" : ` on channel ${done.channel}`
+          } (${done.message.split("\n")[0].slice(0, 120)})`,
           fallback: false,
         };
       case "closed":
@@ -208,7 +318,15 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
         };
       }
       case "status": {
-        const st: Status = done.status ?? {};
+        const st: Status = typeof done.status === "object" && done.status !== null ? done.status : {};
+        if (typeof done.status !== "object" || done.status === null) {
+          return {
+            ok: false,
+            reason: "error",
+            message: `exec in ${where}: malformed exec status ${JSON.stringify(done.status)}`,
+            fallback: false,
+          };
+        }
         if (st.status === "Success") return { ok: true, stdout, stderr, exitCode: 0, via: "api" };
         if (st.reason === "NonZeroExitCode") {
           const cause = (st.details?.causes ?? []).find((c) => c?.reason === "ExitCode");

@@ -466,8 +466,12 @@ Deno.test("live: probeReachable reports rejected credentials, an unreachable ser
       );
       return true;
     });
-    const l1 = await s1.list(KINDS.pods);
-    assert.ok(!l1.ok && /rejected the credentials/.test(l1.message));
+    // A list rejected the same way stops the run too (issue 10 §3): a ToolError, exit 3.
+    await assert.rejects(s1.list(KINDS.pods), (e) => {
+      assert.ok(e instanceof ToolError);
+      assert.match(e.message, /rejected the credentials of context rome \(401\) while listing pods$/);
+      return true;
+    });
     await s1.close();
 
     // A CA that did not sign the server certificate.

@@ -78,7 +78,15 @@ function hasFlag(args: readonly string[], flag: string): boolean {
 /** Serves scenario `name`, runs `check` against it and returns the report and request logs. */
 export async function runScenario(
   name: string,
-  opts: { tls?: boolean; extraArgs?: string[]; output?: "json" | "text" } = {},
+  opts: {
+    tls?: boolean;
+    extraArgs?: string[];
+    output?: "json" | "text";
+    /** Send the host-side probes (GW-05, API-01) even when the scenario does not ask for them. */
+    networkProbes?: boolean;
+    /** Deno permissions of the CLI run (default {@link CLI_PERMISSIONS}). */
+    permissions?: string[];
+  } = {},
 ): Promise<ScenarioRun> {
   const s = await loadScenario(name);
   const served = await serveScenario(s, { tls: opts.tls ?? true, ...FAKE_CLOCK });
@@ -95,10 +103,11 @@ export async function runScenario(
     const output = opts.output ?? "json";
     args.push("-o", output);
     const extra = [...s.run.args, ...(opts.extraArgs ?? [])];
-    if (!s.run.networkProbes && !hasFlag(extra, "--no-network-probes")) args.push("--no-network-probes");
+    const probes = opts.networkProbes ?? s.run.networkProbes;
+    if (!probes && !hasFlag(extra, "--no-network-probes")) args.push("--no-network-probes");
     if (!hasFlag(extra, "--sample-interval")) args.push("--sample-interval", SAMPLE_INTERVAL);
     args.push(...extra);
-    const r = await runCli(args);
+    const r = await runCli(args, { permissions: opts.permissions });
     let report = null;
     if (output === "json") {
       try {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { K8sObject } from "../../kube/source.ts";
 import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, type FakeClusterConfig, startFakeCluster } from "../../demo/fakekube/server.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { type Loose, loose } from "../support/fixtures.ts";
 
@@ -63,17 +63,28 @@ function setApiServer(url: string, apiServerStatus?: string): (objects: K8sObjec
   };
 }
 
-/** Serves healthy-consumer's rome with `mutate` applied to its objects. */
-async function serveRome(...mutate: ((objects: K8sObject[]) => void)[]): Promise<FakeCluster> {
+/** Breaks rome's tunnel: the Connection is Connecting and WireGuard never completed a handshake. */
+function tunnelDown(objects: K8sObject[], cfg?: FakeClusterConfig): void {
+  const conn = find(objects, (o) => o.kind === "Connection", "Connection");
+  conn.status = { ...conn.status, value: "Connecting" };
+  for (const state of Object.values(cfg?.wireguard ?? {})) {
+    for (const itf of state?.interfaces ?? []) for (const p of itf.peers ?? []) p.handshakeAgoSeconds = null;
+  }
+}
+
+/** Serves healthy-consumer's rome with `mutate` applied to its objects (and WireGuard state). */
+async function serveRome(
+  ...mutate: ((objects: K8sObject[], cfg?: FakeClusterConfig) => void)[]
+): Promise<FakeCluster> {
   const s = await loadScenario("healthy-consumer");
   const cfg = await buildClusterConfig(s, "rome");
-  for (const m of mutate) m(cfg.objects);
+  for (const m of mutate) m(cfg.objects, cfg);
   return await startFakeCluster({ ...cfg, tls: true, ...FAKE_CLOCK });
 }
 
 /** Runs `check -o json` with network probes ON against rome. */
 async function check(
-  mutate: ((objects: K8sObject[]) => void)[],
+  mutate: ((objects: K8sObject[], cfg?: FakeClusterConfig) => void)[],
   opts: { extraArgs?: string[]; permissions?: string[] } = {},
 ): Promise<CheckRun> {
   const cluster = await serveRome(...mutate);
@@ -195,26 +206,45 @@ Deno.test("e2e GW-05: a loopback UDP echo answers → pass", async () => {
   }
 });
 
-Deno.test("e2e GW-05: a listener that never answers → unknown, normal for WireGuard", async () => {
+Deno.test("e2e GW-05: silence while the tunnel is up → pass, no exit 1 from a host that gets no reply", async () => {
   const sink = udpListener(false);
   try {
     const run = await check([setGatewayEndpoint("127.0.0.1", sink.port)]);
+    assertResult(result(run, "GW-05"), "pass", [
+      `the tunnel is up, so 127.0.0.1:${sink.port} answers the peer; no reply to this host is normal for WireGuard`,
+      "from this host: silence",
+      "tunnel up: Connection gw-milan-8d1f03 Connected",
+    ]);
+    assert.ok(sink.received() >= 1, "the silent listener got no datagram");
+    assertNoOtherFailures(run);
+    assert.equal(run.code, 0, JSON.stringify(run.report.summary));
+    assert.equal(run.report.summary.warn + run.report.summary.unknown, 0);
+  } finally {
+    await sink.close();
+  }
+});
+
+Deno.test("e2e GW-05: a listener that never answers while the tunnel is down → unknown", async () => {
+  const sink = udpListener(false);
+  try {
+    const run = await check([setGatewayEndpoint("127.0.0.1", sink.port), tunnelDown]);
     assertResult(result(run, "GW-05"), "unknown", [
       `no reply from 127.0.0.1:${sink.port} — normal for WireGuard`,
       "--udp-precise",
       "from this host: silence",
     ]);
     assert.ok(sink.received() >= 1, "the silent listener got no datagram");
-    assertNoOtherFailures(run);
-    assert.equal(run.code, 1, "unknown results give exit code 1");
+    // The tunnel checks fail (it is down); GW-05 stays unknown: silence decides nothing.
+    assertNoOtherFailures(run, ["TUN-01", "TUN-02", "TUN-03", "TUN-05", "REF-01", "REF-02"]);
+    assert.equal(run.code, 2);
   } finally {
     await sink.close();
   }
 });
 
-Deno.test("e2e GW-05: closed port with --udp-precise and --allow-ffi → fail (ICMP port unreachable)", async () => {
+Deno.test("e2e GW-05: closed port with --udp-precise and --allow-ffi, tunnel down → fail (ICMP port unreachable)", async () => {
   const port = closedUdpPort();
-  const run = await check([setGatewayEndpoint("127.0.0.1", port)], {
+  const run = await check([setGatewayEndpoint("127.0.0.1", port), tunnelDown], {
     extraArgs: ["--udp-precise"],
     permissions: [...CLI_PERMISSIONS, "--allow-ffi"],
   });
@@ -223,14 +253,30 @@ Deno.test("e2e GW-05: closed port with --udp-precise and --allow-ffi → fail (I
     "from this host: refused — ICMP port unreachable",
     `nc -u -v 127.0.0.1 ${port}`,
   ]);
-  assertNoOtherFailures(run, ["GW-05"]);
+  assertNoOtherFailures(run, ["GW-05", "TUN-01", "TUN-02", "TUN-03", "TUN-05", "REF-01", "REF-02"]);
   assert.equal(run.code, 2);
-  assert.equal(run.report.diagnosis?.id, "GW-05");
+  assert.equal(run.report.diagnosis?.id, "GW-05", "the refused endpoint explains the tunnel that is down");
+});
+
+Deno.test("e2e GW-05: refused from here while the tunnel is up → warn (this host's path), not fail", async () => {
+  const port = closedUdpPort();
+  const run = await check([setGatewayEndpoint("127.0.0.1", port)], {
+    extraArgs: ["--udp-precise"],
+    permissions: [...CLI_PERMISSIONS, "--allow-ffi"],
+  });
+  assertResult(result(run, "GW-05"), "warn", [
+    `UDP 127.0.0.1:${port} refused from this host although the tunnel is up`,
+    "tunnel up: Connection gw-milan-8d1f03 Connected",
+  ]);
+  assertNoOtherFailures(run);
+  assert.equal(run.code, 1);
 });
 
 Deno.test("e2e GW-05: --udp-precise without --allow-ffi falls back, no crash, names --allow-ffi", async () => {
   const port = closedUdpPort();
-  const run = await check([setGatewayEndpoint("127.0.0.1", port)], { extraArgs: ["--udp-precise"] });
+  const run = await check([setGatewayEndpoint("127.0.0.1", port), tunnelDown], {
+    extraArgs: ["--udp-precise"],
+  });
   const gw05 = result(run, "GW-05");
   assertResult(gw05, "unknown", [
     "from this host: silence",
@@ -238,8 +284,8 @@ Deno.test("e2e GW-05: --udp-precise without --allow-ffi falls back, no crash, na
   ]);
   assert.ok(!/no ICMP refusal/.test(gw05.summary), `claims ICMP was watched: ${gw05.summary}`);
   assert.match(gw05.summary, /normal for WireGuard.*--udp-precise could not run/);
-  assertNoOtherFailures(run);
-  assert.equal(run.code, 1);
+  assertNoOtherFailures(run, ["TUN-01", "TUN-02", "TUN-03", "TUN-05", "REF-01", "REF-02"]);
+  assert.equal(run.code, 2);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -294,8 +340,8 @@ Deno.test("e2e API-01: APIServerStatus=Error → fail, saying whether it is reac
 
 for (const precise of [false, true]) {
   const mode = precise ? "--udp-precise with --allow-ffi (FFI bypasses --allow-net)" : "default UDP probe";
-  Deno.test(`e2e GW-05/API-01: TEST-NET targets outside --allow-net → unknown naming the permission (${mode})`, async () => {
-    const run = await check([], {
+  Deno.test(`e2e GW-05/API-01: TEST-NET targets outside --allow-net, tunnel down → unknown naming the permission (${mode})`, async () => {
+    const run = await check([tunnelDown], {
       extraArgs: precise ? ["--udp-precise"] : [],
       permissions: precise ? [...CLI_PERMISSIONS, "--allow-ffi"] : CLI_PERMISSIONS,
     });
@@ -311,7 +357,7 @@ for (const precise of [false, true]) {
       "provider API server https://203.0.113.20:6443 reachable from the cluster",
       "not dialled from here: no net permission for 203.0.113.20:6443 (--allow-net)",
     ]);
-    assertNoOtherFailures(run);
-    assert.equal(run.code, 1);
+    assertNoOtherFailures(run, ["TUN-01", "TUN-02", "TUN-03", "TUN-05", "REF-01", "REF-02"]);
+    assert.equal(run.code, 2);
   });
 }
