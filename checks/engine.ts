@@ -5,6 +5,7 @@
  */
 import { KindUnavailableError } from "../kube/inventory.ts";
 import type { KindId } from "../kube/kinds.ts";
+import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import {
   type CheckContext,
@@ -44,6 +45,15 @@ export interface EngineInput {
   signal?: AbortSignal;
 }
 
+/** Another root failure beside the diagnosis: a fault the diagnosed one does not explain. */
+export interface AlsoFailing {
+  id: string;
+  layer: (typeof LAYERS)[number];
+  peer: string | null;
+  cluster: string;
+  summary: string;
+}
+
 /** The diagnosis: the first broken link. */
 export interface Diagnosis {
   id: string;
@@ -52,6 +62,12 @@ export interface Diagnosis {
   cluster: string;
   summary: string;
   remediation: string | null;
+  /**
+   * The other root failures, in dependency order: failures that neither the diagnosis nor an
+   * earlier root failure explains (see {@link diagnose}), so fixing the first link is not the end
+   * of the story. Always set by the engine (empty when the diagnosis is the only fault).
+   */
+  alsoFailing?: AlsoFailing[];
 }
 
 /** What a run produced. */
@@ -128,7 +144,7 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   const signal = input.signal ?? new AbortController().signal;
   const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
   results.sort((a, b) => compare(a, b, instances));
-  const diagnosis = diagnose(results);
+  const diagnosis = diagnose(results, input.catalog);
   const exitCode = results.some((r) => r.status === "fail")
     ? 2
     : results.some((r) => r.status === "warn" || r.status === "unknown")
@@ -147,10 +163,30 @@ function compare(a: CheckResult, b: CheckResult, instances: Instance[]): number 
   return (a.peer ?? "").localeCompare(b.peer ?? "");
 }
 
-/** The first failing result in layer order (results must already be ordered). */
-export function diagnose(results: readonly CheckResult[]): Diagnosis | null {
-  const first = results.find((r) => r.status === "fail");
-  if (!first) return null;
+/**
+ * The first failing result in layer order (results must already be ordered), with the other root
+ * failures in `alsoFailing`.
+ *
+ * A failure is explained by an earlier root failure — and so is not a root of its own — when it is
+ * that failure's consequence in the dependency graph of `catalog` (`needs`, transitively):
+ * - a cluster-wide root explains failures on its cluster of checks that need it;
+ * - a per-peer root explains failures on the same peering (either end, and the dual check that
+ *   compares both ends) of the same check (the two ends of one link), of checks that need it, and
+ *   of checks downstream of the same per-peer link (a shared per-peer dependency: a stale client
+ *   endpoint, GW-04, and the Connection, TUN-01, both sit on the advertised endpoint, GW-03 — the
+ *   tunnel it keeps down is a symptom, not a second fault).
+ * Without a catalog only the same check on the same peering is treated as explained.
+ */
+export function diagnose(
+  results: readonly CheckResult[],
+  catalog: readonly CheckDef[] = [],
+): Diagnosis | null {
+  const failures = results.filter((r) => r.status === "fail");
+  if (failures.length === 0) return null;
+  const graph = dependencyGraph(catalog);
+  const roots: CheckResult[] = [];
+  for (const f of failures) if (!roots.some((root) => explains(root, f, graph))) roots.push(f);
+  const [first, ...others] = roots;
   return {
     id: first.id,
     layer: first.layer,
@@ -158,7 +194,65 @@ export function diagnose(results: readonly CheckResult[]): Diagnosis | null {
     cluster: first.cluster,
     summary: first.summary,
     remediation: first.remediation,
+    alsoFailing: others.map((r) => ({
+      id: r.id,
+      layer: r.layer,
+      peer: r.peer,
+      cluster: r.cluster,
+      summary: r.summary,
+    })),
   };
+}
+
+interface DependencyGraph {
+  /** Check ID → every check it needs, transitively. */
+  ancestors: ReadonlyMap<string, ReadonlySet<string>>;
+  /** IDs of per-peer checks. */
+  perPeer: ReadonlySet<string>;
+}
+
+function dependencyGraph(catalog: readonly CheckDef[]): DependencyGraph {
+  const byId = new Map(catalog.map((c) => [c.id, c]));
+  const ancestors = new Map<string, Set<string>>();
+  const visit = (id: string, seen: Set<string>): Set<string> => {
+    const known = ancestors.get(id);
+    if (known) return known;
+    const out = new Set<string>();
+    if (seen.has(id)) return out; // a cycle: validateCatalog reports it
+    seen.add(id);
+    for (const n of byId.get(id)?.needs ?? []) {
+      out.add(n);
+      for (const a of visit(n, seen)) out.add(a);
+    }
+    ancestors.set(id, out);
+    return out;
+  };
+  for (const c of catalog) visit(c.id, new Set());
+  return { ancestors, perPeer: new Set(catalog.filter((c) => c.perPeer).map((c) => c.id)) };
+}
+
+/** The clusters a result was observed on: one, or both of a dual check's "A ↔ B". */
+function clustersOf(r: CheckResult): string[] {
+  return r.cluster.split(" ↔ ");
+}
+
+/** The peering a per-peer result speaks for, as a sorted pair of cluster names (null: cluster-wide). */
+function peeringOf(r: CheckResult): string | null {
+  if (r.peer === null) return null;
+  return [clustersOf(r)[0], r.peer].sort().join(" ⇄ ");
+}
+
+/** Whether `f` is a consequence of the root failure `root` (see {@link diagnose}). */
+function explains(root: CheckResult, f: CheckResult, graph: DependencyGraph): boolean {
+  const needsRoot = graph.ancestors.get(f.id)?.has(root.id) ?? false;
+  const peering = peeringOf(root);
+  if (peering === null) return needsRoot && clustersOf(f).some((c) => clustersOf(root).includes(c));
+  if (peeringOf(f) !== peering) return false;
+  if (f.id === root.id || needsRoot) return true;
+  const fa = graph.ancestors.get(f.id), ra = graph.ancestors.get(root.id);
+  if (!fa || !ra) return false;
+  for (const a of fa) if (graph.perPeer.has(a) && ra.has(a)) return true;
+  return false;
 }
 
 function expand(input: EngineInput): Instance[] {
@@ -337,7 +431,7 @@ async function runInstance(
       );
     });
     const outcome = await Promise.race([Promise.resolve().then(() => inst.def.run(ctx)), timeout]);
-    return finish(outcome, started);
+    return finish(withRetryNotes(outcome, inst), started);
   } catch (err) {
     if (err instanceof KindUnavailableError) {
       return finish({ status: "unknown", summary: err.message }, started);
@@ -349,7 +443,27 @@ async function runInstance(
   }
 }
 
+/** Evidence that an input was read only after retried transient API errors (the result stands). */
+function withRetryNotes(o: Outcome, inst: Instance): Outcome {
+  const notes: string[] = [];
+  for (const view of [inst.cluster, inst.remote].filter((v): v is ClusterView => v !== null)) {
+    for (const kind of inst.def.reads) {
+      const s = view.inv.state(kind);
+      if (s.state === "ok" && s.retries) {
+        notes.push(
+          `read ${kind} on ${view.name} after ${s.retries} retried request(s) (transient API errors)`,
+        );
+      }
+    }
+  }
+  return notes.length ? { ...o, evidence: [...(o.evidence ?? []), ...notes] } : o;
+}
+
 function unreadableKinds(inst: Instance): string | null {
+  // A peer whose ForeignCluster did not fit its view: what the check would judge it on was not read.
+  for (const [peer, view] of [[inst.peer, inst.cluster], [inst.remotePeer, inst.remote]] as const) {
+    if (peer?.malformed && view) return malformedNote("foreignclusters", view, [peer.malformed]);
+  }
   const views = [inst.cluster, inst.remote].filter((v): v is ClusterView => v !== null);
   for (const view of views) {
     for (const kind of inst.def.reads as readonly KindId[]) {
@@ -362,13 +476,16 @@ function unreadableKinds(inst: Instance): string | null {
       // An object that does not fit its view is missing data too: judging without it could pass
       // or fail on what was never read.
       const bad = view.inv.malformed(kind);
-      if (bad.length > 0) {
-        const first = bad[0];
-        const name = first.namespace ? `${first.namespace}/${first.name}` : first.name;
-        const more = bad.length > 1 ? ` (and ${bad.length - 1} more)` : "";
-        return `malformed ${kind} on ${view.name}: ${name} — ${first.issue}${more}`;
-      }
+      if (bad.length > 0) return malformedNote(kind, view, bad);
     }
   }
   return null;
+}
+
+/** "malformed <kind> on <cluster>: <name> — <path: issue> (and N more)". */
+function malformedNote(kind: KindId, view: ClusterView, bad: readonly Malformed[]): string {
+  const first = bad[0];
+  const name = first.namespace ? `${first.namespace}/${first.name}` : first.name;
+  const more = bad.length > 1 ? ` (and ${bad.length - 1} more)` : "";
+  return `malformed ${kind} on ${view.name}: ${name} — ${first.issue}${more}`;
 }

@@ -3,6 +3,8 @@ import { diagnose, type EngineInput, runEngine, validateCatalog } from "./engine
 import type { CheckDef, Outcome, PeerView } from "./types.ts";
 import { inventoryOf, scriptedProbes, TEST_OPTIONS, viewOf } from "../tests/support/fixtures.ts";
 import { CATALOG } from "./catalog.ts";
+import { Inventory } from "../kube/inventory.ts";
+import { Objects } from "../liqo/views/mod.ts";
 
 function def(
   id: string,
@@ -212,4 +214,27 @@ Deno.test("a required kind with a malformed object makes the check unknown, nami
   assert.match(p.summary, /malformed pods on ctx: ns\/p1 — spec\.containers/);
   assert.equal(ran, false);
   assert.equal(out.results.find((r) => r.id === "ENV-Q")!.status, "pass");
+});
+
+Deno.test("an input read only after retries says so in the evidence; the result stands", async () => {
+  const source = {
+    endpoint: { context: "ctx", server: "https://127.0.0.1:1" },
+    now: () => new Date(),
+    isSnapshot: false,
+    list: () => Promise.resolve({ ok: true as const, items: [], retries: 2 }),
+    discovery: () => Promise.resolve({ ok: true as const, groups: [] }),
+    exec: () => Promise.resolve({ ok: false as const, reason: "error" as const, message: "no" }),
+    close: () => Promise.resolve(),
+  };
+  const inv = new Objects(await Inventory.load(source, ["pods"], false));
+  const view = viewOf(inv, new Date(), "ctx");
+  const out = await runEngine(input([def("ENV-R", "env", pass, { reads: ["pods"] })], [], {
+    local: { view, peers: [] },
+  }));
+  const r = out.results[0];
+  assert.equal(r.status, "pass");
+  assert.ok(
+    r.evidence.some((e) => /read pods on ctx after 2 retried request/.test(e)),
+    r.evidence.join("\n"),
+  );
 });

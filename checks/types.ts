@@ -3,7 +3,7 @@
  * runs. Checks are data plus a function over the shared inventory (see engine.ts).
  */
 import type { KindId } from "../kube/kinds.ts";
-import type { Objects } from "../liqo/views/mod.ts";
+import type { Malformed, Objects } from "../liqo/views/mod.ts";
 import type { ForeignCluster } from "../liqo/views/peering.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 
@@ -156,6 +156,11 @@ export interface PeerView {
   readonly foreignCluster: ForeignCluster;
   /** Tenant namespace for this peer on the local cluster, if known. */
   readonly tenantNamespace: string | null;
+  /**
+   * Set when the ForeignCluster does not fit its view: `foreignCluster` then holds only what could
+   * be read of it (name, cluster ID), and the engine makes the peer's checks `unknown`, naming this.
+   */
+  readonly malformed?: Malformed;
 }
 
 /** Run-wide options checks may consult. */

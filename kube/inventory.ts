@@ -9,7 +9,8 @@ import { LIQO_GROUP_VERSIONS } from "./kinds.ts";
 
 /** State of one kind in an inventory. */
 export type KindState =
-  | { state: "ok"; count: number }
+  /** `retries`: the list needed that many retried GETs (transient faults); absent when none. */
+  | { state: "ok"; count: number; retries?: number }
   | { state: Unavailable; message: string }
   | { state: "not-listed" };
 
@@ -39,6 +40,7 @@ export function servedByDiscovery(kind: KindId, discovery: DiscoveryOutcome | nu
 export class Inventory {
   readonly #lists = new Map<KindId, K8sObject[]>();
   readonly #errors = new Map<KindId, { reason: Unavailable; message: string }>();
+  readonly #retries = new Map<KindId, number>();
   #discovery: DiscoveryOutcome | null = null;
 
   /** Lists the given kinds (and discovery when asked) in parallel from a source. */
@@ -51,8 +53,10 @@ export class Inventory {
     const unique = [...new Set(kinds)];
     const lists = unique.map(async (kind) => {
       const out = await source.list(KINDS[kind]);
-      if (out.ok) inv.#lists.set(kind, out.items);
-      else if (out.reason === "missing") inv.#lists.set(kind, []), inv.#errors.set(kind, out);
+      if (out.ok) {
+        inv.#lists.set(kind, out.items);
+        if (out.retries) inv.#retries.set(kind, out.retries);
+      } else if (out.reason === "missing") inv.#lists.set(kind, []), inv.#errors.set(kind, out);
       else inv.#errors.set(kind, out);
     });
     const disco = withDiscovery
@@ -137,7 +141,9 @@ export class Inventory {
     if (err && err.reason !== "missing") return { state: err.reason, message: err.message };
     const list = this.#lists.get(kind);
     if (err) return { state: "missing", message: err.message };
-    return list ? { state: "ok", count: list.length } : { state: "not-listed" };
+    if (!list) return { state: "not-listed" };
+    const retries = this.#retries.get(kind);
+    return retries ? { state: "ok", count: list.length, retries } : { state: "ok", count: list.length };
   }
 
   /** Discovery result, when it was requested. */

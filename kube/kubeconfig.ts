@@ -80,14 +80,7 @@ async function readKubeconfig(path: string, optional: boolean): Promise<RawFile 
     if (err instanceof Deno.errors.NotCapable) {
       throw new PermissionError("--allow-read", `read the kubeconfig ${path}`, { cause: err });
     }
-    const why = err instanceof Deno.errors.NotFound
-      ? "no such file"
-      : err instanceof Deno.errors.IsADirectory
-      ? "is a directory"
-      : err instanceof Error
-      ? err.message
-      : String(err);
-    throw new ToolError(`cannot read kubeconfig ${path}: ${why}`, { cause: err });
+    throw new ToolError(`cannot read kubeconfig ${path}: ${readFailure(err)}`, { cause: err });
   }
   return parseKubeconfig(path, text, false);
 }
@@ -341,14 +334,7 @@ async function readTokenFile(user: Record<string, unknown>, baseDir: string | nu
     if (err instanceof Deno.errors.NotCapable) {
       throw new PermissionError("--allow-read", `read the tokenFile ${path}`, { cause: err });
     }
-    const why = err instanceof Deno.errors.NotFound
-      ? "no such file"
-      : err instanceof Deno.errors.IsADirectory
-      ? "is a directory"
-      : err instanceof Error
-      ? err.message
-      : String(err);
-    throw new ToolError(`cannot read tokenFile ${path}: ${why}`, { cause: err });
+    throw new ToolError(`cannot read tokenFile ${path}: ${readFailure(err)}`, { cause: err });
   }
 }
 
@@ -407,4 +393,15 @@ export function withCredentialTimeout(kc: KubeConfig, timeoutMs: number, context
       },
     },
   });
+}
+
+/** Why a file could not be read, in a few words. */
+function readFailure(err: unknown): string {
+  return err instanceof Deno.errors.NotFound
+    ? "no such file"
+    : err instanceof Deno.errors.IsADirectory
+    ? "is a directory"
+    : err instanceof Error
+    ? err.message
+    : String(err);
 }

@@ -19,7 +19,15 @@ import {
 } from "./bundle.ts";
 import type { KindSpec } from "./kinds.ts";
 import { KIND_IDS, KINDS } from "./kinds.ts";
-import type { ClusterSource, DiscoveryOutcome, ExecOutcome, K8sObject, ListOutcome } from "./source.ts";
+import type {
+  ClusterSource,
+  DiscoveryOutcome,
+  ExecOutcome,
+  K8sObject,
+  ListOutcome,
+  LogOutcome,
+  LogRequest,
+} from "./source.ts";
 
 /** The clusters of a bundle, shaped like the live sources of `check`. */
 export interface OpenedSnapshot {
@@ -126,7 +134,65 @@ export function snapshotSource(
         takenAt: run.takenAt,
       });
     },
+    logs(namespace, pod, container, req?: LogRequest): Promise<LogOutcome> {
+      return Promise.resolve(replayLog(files, cluster, namespace, pod, container, req ?? {}));
+    },
     close: () => Promise.resolve(),
+  };
+}
+
+const logDecoder = new TextDecoder();
+
+/**
+ * The log `collect` stored for a container, bounded like a live read. The bundle holds the current
+ * log only (for a crash-looping container that is the last terminated run); a log that was refused
+ * at capture time replays as such; a missing one is "not captured".
+ */
+export function replayLog(
+  files: Map<string, Uint8Array>,
+  cluster: ManifestCluster,
+  namespace: string,
+  pod: string,
+  container: string,
+  req: LogRequest,
+): LogOutcome {
+  const data = files.get(layout.log(cluster.name, namespace, pod, container));
+  if (!data) {
+    const entry = cluster.logs.find((e) =>
+      e.namespace === namespace && e.pod === pod && e.container === container && e.state === "refused"
+    );
+    if (entry) {
+      const forbidden = /^forbidden\b/.test(entry.reason ?? "");
+      return {
+        ok: false,
+        reason: forbidden ? "forbidden" : "error",
+        message: forbidden
+          ? `missing permission at capture time: get pods/log in namespace ${namespace}`
+          : `snapshot: the log of ${namespace}/${pod}/${container} could not be read at capture time (${
+            entry.reason ?? "refused"
+          })`,
+      };
+    }
+    return {
+      ok: false,
+      reason: "missing",
+      message: `snapshot: the log of ${namespace}/${pod}/${container} was not captured`,
+    };
+  }
+  let text = logDecoder.decode(data);
+  if (req.limitBytes !== undefined && text.length > req.limitBytes) text = text.slice(-req.limitBytes);
+  if (req.tailLines !== undefined) {
+    const lines = text.replace(/\n$/, "").split("\n");
+    text = lines.slice(Math.max(0, lines.length - req.tailLines)).join("\n") + "\n";
+  }
+  return {
+    ok: true,
+    text,
+    previous: false,
+    via: "snapshot",
+    ...(req.previous
+      ? { note: "the snapshot holds the current log (for a crash-looping container, its last run)" }
+      : {}),
   };
 }
 

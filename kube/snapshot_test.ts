@@ -151,3 +151,37 @@ Deno.test("collect --redact-ips: exec output pseudonymised; loopback and 0.0.0.0
   assert.ok(text.includes("0.0.0.0/0"));
   assert.ok(text.includes("https://127.0.0.1:6443"));
 });
+
+Deno.test("snapshot logs replay the stored log, bounded; missing is not captured, refused says why", async () => {
+  const { layout, ManifestClusterSchema } = await import("./bundle.ts");
+  const { replayLog } = await import("./snapshot.ts");
+  const cluster = ManifestClusterSchema.parse({
+    name: "local",
+    role: "local",
+    context: "rome",
+    server: "https://127.0.0.1:6443",
+    clusterId: "rome",
+    logs: [{
+      namespace: "liqo",
+      pod: "liqo-webhook-x",
+      container: "webhook",
+      what: "logs",
+      state: "refused",
+      reason: "forbidden: logs of liqo/liqo-webhook-x/webhook: 403",
+    }],
+  });
+  const files = new Map<string, Uint8Array>([
+    [layout.log("local", "liqo", "liqo-ipam-x", "ipam"), new TextEncoder().encode("a\nb\nE1 failed\n")],
+  ]);
+  const ok = replayLog(files, cluster, "liqo", "liqo-ipam-x", "ipam", { tailLines: 2, previous: true });
+  assert.ok(ok.ok);
+  assert.equal(ok.ok && ok.text, "b\nE1 failed\n");
+  assert.equal(ok.ok && ok.via, "snapshot");
+  assert.match(ok.ok ? ok.note ?? "" : "", /current log/);
+  const missing = replayLog(files, cluster, "liqo", "liqo-proxy-x", "proxy", {});
+  assert.ok(!missing.ok && missing.reason === "missing" && /not captured/.test(missing.message));
+  const refused = replayLog(files, cluster, "liqo", "liqo-webhook-x", "webhook", {});
+  assert.ok(
+    !refused.ok && refused.reason === "forbidden" && /get pods\/log in namespace liqo/.test(refused.message),
+  );
+});

@@ -40,7 +40,12 @@ export type Unavailable = "forbidden" | "missing" | "error";
 
 /** Result of listing one kind. */
 export type ListOutcome =
-  | { ok: true; items: K8sObject[] }
+  | {
+    ok: true;
+    items: K8sObject[];
+    /** How many GETs of the list were retried (transient faults, see kube/http.ts); absent or 0: none. */
+    retries?: number;
+  }
   | { ok: false; reason: Unavailable; message: string };
 
 /** Result of running a command in a container. */
@@ -53,6 +58,29 @@ export type ExecOutcome =
     via: "api" | "kubectl" | "snapshot";
     /** When the output was captured (ms since the epoch); set by snapshots to replay the original spacing. */
     takenAt?: number;
+  }
+  | { ok: false; reason: Unavailable; message: string };
+
+/** Bounds of one container-log read, and which instance of the container. */
+export interface LogRequest {
+  /** Last N lines. */
+  tailLines?: number;
+  /** At most this many bytes. */
+  limitBytes?: number;
+  /** The last terminated instance (`previous=true`), e.g. after a restart: its log says why it stopped. */
+  previous?: boolean;
+}
+
+/** Result of reading a container's recent log. */
+export type LogOutcome =
+  | {
+    ok: true;
+    text: string;
+    /** True when the text is the previous (last terminated) instance's log. */
+    previous: boolean;
+    via: "api" | "snapshot";
+    /** What the reader should know about the text (e.g. a snapshot holds only the current log). */
+    note?: string;
   }
   | { ok: false; reason: Unavailable; message: string };
 
@@ -87,6 +115,11 @@ export interface ClusterSource {
   list(spec: KindSpec): Promise<ListOutcome>;
   discovery(groups: readonly { group: string; version: string }[]): Promise<DiscoveryOutcome>;
   exec(namespace: string, pod: string, container: string, command: readonly string[]): Promise<ExecOutcome>;
+  /**
+   * A bounded read of a container's recent log (GET pods/{name}/log; a snapshot replays the log
+   * `collect` stored). Optional: a source without it cannot read logs. Never throws.
+   */
+  logs?(namespace: string, pod: string, container: string, req?: LogRequest): Promise<LogOutcome>;
   /** Releases connections. */
   close(): Promise<void>;
 }

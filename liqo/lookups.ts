@@ -269,3 +269,84 @@ export function warningEventsFor(
     return `Warning ${reason}${parts.length ? ` (${parts.join(", ")})` : ""}${message ? `: ${message}` : ""}`;
   });
 }
+
+/** Taint the node lifecycle controller puts on a node whose kubelet stopped posting status. */
+export const UNREACHABLE_TAINT = "node.kubernetes.io/unreachable";
+/** Taint the node lifecycle controller puts on a node whose Ready condition is False. */
+export const NOT_READY_TAINT = "node.kubernetes.io/not-ready";
+
+/** Why a node is down, when it is: its Ready condition is not True, or it carries the unreachable taint. */
+export interface NodeDown {
+  name: string;
+  /** "Unknown" (kubelet stopped posting status), "False", or "missing" (no Ready condition). */
+  readyStatus: string;
+  /** One phrase: "kubelet stopped posting status", "KubeletNotReady: container runtime is down". */
+  why: string;
+  /** When the Ready condition last changed (the node has been down since then), if known. */
+  since: string | null;
+  /** The node.kubernetes.io/unreachable or not-ready taints it carries ("key:Effect"). */
+  taints: string[];
+}
+
+/** The node's down state (Ready not True, or the unreachable taint), or null when it is Ready. */
+export function nodeDown(node: Node): NodeDown | null {
+  const ready = conditionOf(node, "Ready");
+  const taints = (node.spec?.taints ?? [])
+    .filter((t) => t?.key === UNREACHABLE_TAINT || t?.key === NOT_READY_TAINT)
+    .map((t) => `${t.key}:${t.effect ?? ""}`);
+  const unreachable = taints.some((t) => t.startsWith(UNREACHABLE_TAINT));
+  if (ready?.status === "True" && !unreachable) return null;
+  const status = ready?.status ?? "missing";
+  const message = typeof ready?.message === "string" ? ready.message.trim().replace(/\.$/, "") : "";
+  const why = status === "Unknown" || (unreachable && status === "True")
+    ? "kubelet stopped posting status"
+    : status === "missing"
+    ? "no Ready condition"
+    : `${ready?.reason ?? "NotReady"}${
+      message ? `: ${message.length > 160 ? `${message.slice(0, 159)}…` : message}` : ""
+    }`;
+  return {
+    name: node.metadata.name,
+    readyStatus: status,
+    why,
+    since: typeof ready?.lastTransitionTime === "string" ? ready.lastTransitionTime : null,
+    taints,
+  };
+}
+
+/** "NotReady for 7m0s (kubelet stopped posting status)" — how long from the Ready condition's lastTransitionTime. */
+export function nodeDownText(down: NodeDown, now: Date): string {
+  const age = ageMs(now, down.since);
+  return `NotReady${age !== null ? ` for ${formatAge(age)}` : ""} (${down.why})`;
+}
+
+/** The down state of the node a pod runs on (by `spec.nodeName`), when nodes are readable and it is down. */
+export function podNodeDown(inv: Objects, pod: Pod): NodeDown | null {
+  const name = pod.spec?.nodeName;
+  if (!name) return null;
+  const node = (inv.tryItems("nodes") ?? []).find((n) => n.metadata.name === name);
+  return node ? nodeDown(node) : null;
+}
+
+/** Label of virtual-kubelet pods (FACTS §3.1). */
+export const VIRTUAL_KUBELET_LABEL = "offloading.liqo.io/component";
+
+/**
+ * What Liqo component a pod is, or null for other pods: a gateway pod (`gateway gw-<name>`), a pod of
+ * the Liqo namespace (`liqo-<app.kubernetes.io/name>`: controller-manager, ipam, proxy, webhook,
+ * crd-replicator, metric-agent, fabric), or a virtual-kubelet pod (`virtual-kubelet vk-<node>`).
+ */
+export function liqoComponentOf(pod: Pod, liqoNs: string | null): string | null {
+  const labels = pod.metadata.labels ?? {};
+  if (labels[GATEWAY_LABELS.component] === "gateway") {
+    return `gateway gw-${labels[GATEWAY_LABELS.name] ?? pod.metadata.name}`;
+  }
+  if (labels[VIRTUAL_KUBELET_LABEL] === "virtual-kubelet") {
+    return `virtual-kubelet${labels["liqo.io/virtual-node"] ? ` vk-${labels["liqo.io/virtual-node"]}` : ""}`;
+  }
+  if (liqoNs !== null && pod.metadata.namespace === liqoNs) {
+    const app = labels["app.kubernetes.io/name"];
+    return app ? `liqo-${app}` : pod.metadata.name;
+  }
+  return null;
+}

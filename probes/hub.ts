@@ -72,12 +72,70 @@ export type TlsDialResult =
   | { outcome: "failed"; detail: string }
   | { outcome: "unavailable"; detail: string };
 
+/**
+ * Result of resolving a hostname (A/AAAA) from the tool's host: `resolved` with the addresses,
+ * `not-found` when the name has no address, `unavailable` when the question could not be asked
+ * (network probes off, snapshot, no `--allow-net` permission, timeout).
+ */
+export type ResolveResult =
+  | { outcome: "resolved"; addresses: string[]; detail: string }
+  | { outcome: "not-found"; detail: string }
+  | { outcome: "unavailable"; detail: string };
+
+/** The recent log of one container, reduced to the lines worth citing (probes/logs.ts). */
+export type LogEvidence =
+  | {
+    ok: true;
+    namespace: string;
+    pod: string;
+    container: string;
+    /** True when the lines come from the previous (last terminated) instance. */
+    previous: boolean;
+    via: "api" | "snapshot";
+    /** Error-like lines (at most 5), or the last 3 lines when none is; long lines cut. */
+    lines: string[];
+    /** True when `lines` are error-like lines rather than the plain tail. */
+    matched: boolean;
+    /** Non-empty lines read (bounded by tailLines/limitBytes). */
+    totalLines: number;
+    /** E.g. a snapshot holds only the current log. */
+    note?: string;
+  }
+  | {
+    ok: false;
+    namespace: string;
+    pod: string;
+    container: string;
+    /** forbidden: the message names the missing permission; missing: not found / not captured. */
+    reason: "forbidden" | "missing" | "error";
+    message: string;
+  };
+
 /** What checks can ask of the outside world. */
 export interface ProbeHub {
   /** `wg show all dump` twice (+ MTU) in container `wireguard` of a pod on the given cluster. */
   wireguard(clusterName: string, namespace: string, pod: string): Promise<WgEvidence>;
+  /**
+   * A bounded read of a container's recent log on the given cluster (`previous`: the last terminated
+   * instance, for a container that restarted), reduced to its relevant lines. Memoised per run.
+   * Optional so that hubs written before it keep compiling: checks go through checks/common/logs.ts,
+   * which reads a missing reader as "logs not available".
+   */
+  logs?(
+    clusterName: string,
+    namespace: string,
+    pod: string,
+    container: string,
+    opts?: { previous?: boolean },
+  ): Promise<LogEvidence>;
   /** UDP datagram toward host:port from the tool's host. */
   udp(host: string, port: number): Promise<UdpProbeResult>;
   /** TCP+TLS handshake toward an https URL from the tool's host. */
   tls(url: string): Promise<TlsDialResult>;
+  /**
+   * A/AAAA resolution of a hostname from the tool's host (memoised per host). Optional so that
+   * hubs written before it keep compiling: checks go through checks/common/endpoint_names.ts, which
+   * reads a missing resolver as `unavailable`.
+   */
+  resolve?(host: string): Promise<ResolveResult>;
 }

@@ -1,13 +1,16 @@
 /**
  * The ProbeHub used by runs: memoises every probe per key so concurrent checks share one
- * `wg show` exec pair, one UDP probe per endpoint and one TLS dial per URL, and applies the
- * run-wide switches (network probes off, snapshot replay).
+ * `wg show` exec pair, one UDP probe per endpoint, one TLS dial per URL and one DNS lookup per
+ * hostname, and applies the run-wide switches (network probes off, snapshot replay).
  */
 import type { ClusterSource } from "../kube/source.ts";
-import type { ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "./hub.ts";
+import type { ProbeHub, ResolveResult, TlsDialResult, UdpProbeResult, WgEvidence } from "./hub.ts";
+import type { LogEvidence } from "./hub.ts";
+import { readContainerLogs } from "./logs.ts";
 import { collectWireguard } from "./wireguard.ts";
 import { probeUdp, type UdpProbeOptions } from "./udp.ts";
 import { dialTls, type TlsDialOptions } from "./tls.ts";
+import { resolveHost, type ResolveOptions } from "./dns.ts";
 
 /** Low-level probe functions; replaceable in tests. */
 export interface ProbeImpls {
@@ -20,6 +23,14 @@ export interface ProbeImpls {
   ) => Promise<WgEvidence>;
   probeUdp: (host: string, port: number, opts: UdpProbeOptions) => Promise<UdpProbeResult>;
   dialTls: (url: string, opts: TlsDialOptions) => Promise<TlsDialResult>;
+  resolveHost: (host: string, opts: ResolveOptions) => Promise<ResolveResult>;
+  readContainerLogs: (
+    source: ClusterSource,
+    ns: string,
+    pod: string,
+    container: string,
+    opts: { previous: boolean },
+  ) => Promise<LogEvidence>;
 }
 
 /** Options of {@link createProbeHub}. */
@@ -36,6 +47,8 @@ export interface ProbeHubOptions {
   udpTimeoutMs?: number;
   /** Default 5000 ms. */
   tlsTimeoutMs?: number;
+  /** Default 3000 ms. */
+  dnsTimeoutMs?: number;
   /** Extra PEM roots for TLS dials. */
   caCerts?: string[];
   /** Aborts pending probes (e.g. on Ctrl-C or global timeout). */
@@ -46,10 +59,16 @@ export interface ProbeHubOptions {
 
 /** A ProbeHub that can also start WireGuard sampling ahead of the checks. */
 export interface LiveProbeHub extends ProbeHub {
+  /** Always present on the run's hub. */
+  logs: NonNullable<ProbeHub["logs"]>;
+  /** Always present on the run's hub. */
+  resolve: NonNullable<ProbeHub["resolve"]>;
   /** Starts (or joins) the WireGuard sampling of a gateway pod without waiting for it. */
   warm(clusterName: string, namespace: string, pod: string): void;
 }
 
+/** Detail of DNS results when --no-network-probes is set. */
+export const DNS_PROBES_DISABLED = "not resolved (network probes off)";
 /** Detail of UDP/TLS results when --no-network-probes is set. */
 export const NETWORK_PROBES_DISABLED = "network probes disabled (--no-network-probes)";
 /** Detail of UDP/TLS results when replaying a snapshot. */
@@ -61,10 +80,14 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
     collectWireguard: opts.impls?.collectWireguard ?? collectWireguard,
     probeUdp: opts.impls?.probeUdp ?? probeUdp,
     dialTls: opts.impls?.dialTls ?? dialTls,
+    resolveHost: opts.impls?.resolveHost ?? resolveHost,
+    readContainerLogs: opts.impls?.readContainerLogs ?? readContainerLogs,
   };
+  const logs = new Map<string, Promise<LogEvidence>>();
   const wg = new Map<string, Promise<WgEvidence>>();
   const udp = new Map<string, Promise<UdpProbeResult>>();
   const tls = new Map<string, Promise<TlsDialResult>>();
+  const dns = new Map<string, Promise<ResolveResult>>();
   const snapshot = [...opts.sources.values()].some((s) => s.isSnapshot);
 
   const memo = <T>(
@@ -104,6 +127,28 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
         (e) => ({ ok: false, namespace, pod, reason: "error", message: `wireguard probe failed: ${msg(e)}` }),
       );
     },
+    logs(clusterName, namespace, pod, container, o): Promise<LogEvidence> {
+      const previous = o?.previous === true;
+      const key = [clusterName, namespace, pod, container, previous ? "previous" : "current"].join("\u0000");
+      const base = { namespace, pod, container };
+      return memo(
+        logs,
+        key,
+        () => {
+          const source = opts.sources.get(clusterName);
+          if (!source) {
+            return Promise.resolve<LogEvidence>({
+              ...base,
+              ok: false,
+              reason: "error",
+              message: `unknown cluster "${clusterName}"`,
+            });
+          }
+          return impl.readContainerLogs(source, namespace, pod, container, { previous });
+        },
+        (e) => ({ ...base, ok: false, reason: "error", message: `log read failed: ${msg(e)}` }),
+      );
+    },
     udp(host: string, port: number): Promise<UdpProbeResult> {
       if (!opts.networkProbes) {
         return Promise.resolve({ outcome: "unavailable", detail: NETWORK_PROBES_DISABLED });
@@ -136,6 +181,18 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
             signal: opts.signal,
           }),
         (e) => ({ outcome: "failed", detail: `TLS dial failed: ${msg(e)}` }),
+      );
+    },
+    resolve(host: string): Promise<ResolveResult> {
+      if (!opts.networkProbes) {
+        return Promise.resolve({ outcome: "unavailable", detail: DNS_PROBES_DISABLED });
+      }
+      if (snapshot) return Promise.resolve({ outcome: "unavailable", detail: SNAPSHOT_NO_PROBES });
+      return memo(
+        dns,
+        host.toLowerCase(),
+        () => impl.resolveHost(host, { timeoutMs: opts.dnsTimeoutMs ?? 3000, signal: opts.signal }),
+        (e) => ({ outcome: "unavailable", detail: `DNS query failed: ${msg(e)}` }),
       );
     },
     warm(clusterName: string, namespace: string, pod: string): void {

@@ -3,6 +3,7 @@ import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub, WgEvidence } from "./hub.ts";
 import {
   createProbeHub,
+  DNS_PROBES_DISABLED,
   NETWORK_PROBES_DISABLED,
   prefetchWireguard,
   SNAPSHOT_NO_PROBES,
@@ -155,6 +156,8 @@ Deno.test("prefetchWireguard works on any ProbeHub", async () => {
     },
     udp: () => Promise.resolve({ outcome: "unavailable", detail: "" }),
     tls: () => Promise.resolve({ outcome: "unavailable", detail: "" }),
+    logs: (_c, namespace, pod, container) =>
+      Promise.resolve({ ok: false, namespace, pod, container, reason: "missing", message: "" }),
   };
   prefetchWireguard(plain, "rome", "ns", "pod");
   await new Promise((r) => setTimeout(r, 0));
@@ -176,4 +179,106 @@ Deno.test("real hub wiring: wireguard exec failure flows through", async () => {
     reason: "forbidden",
     message: "exec forbidden: no exec",
   });
+});
+
+Deno.test("hub memoises container log reads per container and instance, through the source", async () => {
+  const calls: string[] = [];
+  const src: ClusterSource = {
+    ...source(),
+    logs: (ns, pod, container, req) => {
+      calls.push(`${ns}/${pod}/${container} previous=${req?.previous} tail=${req?.tailLines}`);
+      return Promise.resolve({
+        ok: true,
+        text: "I1130 starting\nE1130 02:25:49.030118       1 main.go:201] failed to start\n",
+        previous: req?.previous === true,
+        via: "api",
+      });
+    },
+  };
+  const hub = createProbeHub({
+    sources: new Map([["rome", src]]),
+    networkProbes: false,
+    preciseUdp: false,
+    sampleIntervalMs: 10,
+  });
+  const [a, b] = await Promise.all([
+    hub.logs("rome", "liqo", "liqo-ipam-x", "ipam", { previous: true }),
+    hub.logs("rome", "liqo", "liqo-ipam-x", "ipam", { previous: true }),
+  ]);
+  assert.equal(a, b);
+  assert.equal(calls.length, 1);
+  assert.match(calls[0], /previous=true tail=100/);
+  assert.ok(a.ok && a.matched && a.previous);
+  assert.deepEqual(a.ok && a.lines, ["E1130 02:25:49.030118       1 main.go:201] failed to start"]);
+  await hub.logs("rome", "liqo", "liqo-ipam-x", "ipam");
+  assert.equal(calls.length, 2);
+  const unknown = await hub.logs("paris", "liqo", "p", "c");
+  assert.ok(!unknown.ok && unknown.message.includes("unknown cluster"));
+  const noLogs = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: false,
+    preciseUdp: false,
+    sampleIntervalMs: 10,
+  });
+  const none = await noLogs.logs("rome", "liqo", "p", "c");
+  assert.ok(!none.ok && /cannot read container logs/.test(none.message));
+});
+
+Deno.test("hub resolve: memoised per host, off without network probes or on snapshots, denied is a result", async () => {
+  let n = 0;
+  const impls = {
+    resolveHost: async (host: string) => {
+      n++;
+      await Promise.resolve();
+      return host.startsWith("denied")
+        ? { outcome: "unavailable" as const, detail: "no permission to query DNS: grant --allow-net" }
+        : { outcome: "resolved" as const, addresses: ["203.0.113.50"], detail: "resolves to 203.0.113.50" };
+    },
+  };
+  const hub = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls,
+  });
+  const [a, b] = await Promise.all([hub.resolve("gw.example.net"), hub.resolve("GW.example.net")]);
+  assert.deepEqual(a, b);
+  assert.equal(a.outcome, "resolved");
+  assert.equal(n, 1);
+  assert.match((await hub.resolve("denied.example.net")).detail, /--allow-net/);
+  const off = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: false,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls,
+  });
+  assert.deepEqual(await off.resolve("gw.example.net"), {
+    outcome: "unavailable",
+    detail: DNS_PROBES_DISABLED,
+  });
+  const snap = createProbeHub({
+    sources: new Map([["rome", source(true)]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls,
+  });
+  assert.deepEqual(await snap.resolve("gw.example.net"), {
+    outcome: "unavailable",
+    detail: SNAPSHOT_NO_PROBES,
+  });
+  const throwing = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 1,
+    impls: { resolveHost: () => Promise.reject(new Error("boom")) },
+  });
+  assert.deepEqual(await throwing.resolve("x.example"), {
+    outcome: "unavailable",
+    detail: "DNS query failed: boom",
+  });
+  assert.equal(n, 2);
 });

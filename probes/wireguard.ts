@@ -3,8 +3,9 @@
  * collector that execs it in the gateway's `wireguard` container, and small helpers for checks
  * (handshake age, counter rates, tunnel interfaces).
  *
- * The interface private key (second column of interface lines) is dropped while splitting the
- * line and never stored, logged or echoed in a problem note.
+ * The interface private key (second column of interface lines) is never stored in the result, logged
+ * or echoed in a problem note; while a dump is parsed it is only compared with, so that no other line
+ * carrying it (a repeated or re-columned interface line) is read as a peer.
  */
 import type { ClusterSource, ExecOutcome } from "../kube/source.ts";
 import type { WgEvidence, WgInterface, WgPeer, WgSample } from "./hub.ts";
@@ -148,11 +149,20 @@ function parsePeer(rest: string[], expected: number): { peer: WgPeer } | { error
   return { peer: unreadable.length > 0 ? { ...peer, unreadable } : peer };
 }
 
-/** Parses the 4 interface columns after the name (private key dropped); null if malformed. */
+/**
+ * Parses the 4 interface columns after the name (private key dropped); null if malformed. The two key
+ * columns must look like wg prints them — two keys, or "(none)" twice (no private key, no public
+ * key) — otherwise the columns are shifted and the "public key" could be the private one.
+ */
 function parseInterface(name: string, f: string[]): WgInterface | null {
-  // f = [privateKey, publicKey, listenPort, fwmark]; f[0] is deliberately never read.
+  // f = [privateKey, publicKey, listenPort, fwmark]; of f[0] only the shape is looked at.
   const publicKey = f[1];
   if (!publicKey) return null;
+  // The private column may already be scrubbed (a collected bundle writes a marker such as
+  // "(redacted)" in its place): a non-key there is fine as long as it is not the public key itself.
+  const scrubbed = /^\([a-z-]+\)$/.test(f[0]) && f[0] !== "(none)";
+  const keys = (KEY.test(f[0]) || scrubbed) && KEY.test(publicKey) && f[0] !== publicKey;
+  if (!keys && !(f[0] === "(none)" && publicKey === "(none)")) return null;
   const port = f[2] === "off" || f[2] === "(none)" ? null : parseUint(f[2]);
   if (port !== null && port > 65535) return null;
   return { name, publicKey: publicKey === "(none)" ? "" : publicKey, listenPort: port, peers: [] };
@@ -170,11 +180,14 @@ function classify(
   itf: WgInterface | undefined,
   ifFields: number,
   peerFields: number,
+  privateKeys: ReadonlySet<string>,
 ): "interface" | "peer" | null {
   if (n === ifFields && PORTISH.test(rest[2] ?? "")) return "interface";
+  // A line that carries an interface key (a repeated, re-columned interface line) is never a peer.
+  if (rest.some((v) => privateKeys.has(v))) return null;
   if (n === peerFields) return "peer";
   if (!itf || rest.length < 2) return null;
-  if (rest[1] === itf.publicKey) return null;
+  if (rest.some((v) => v !== "" && v === itf.publicKey)) return null;
   const pskLike = rest[1] === "(none)" || KEY.test(rest[1]);
   if (pskLike && rest.length >= 3 && ENDPOINTISH.test(rest[2])) return "peer";
   // The preshared-key column itself missing: the endpoint comes second.
@@ -190,6 +203,10 @@ function parseLines(
   const problems: string[] = [];
   const unattributed: string[] = [];
   const byName = new Map<string, WgInterface>();
+  /** Private keys of the interface lines read: never output, only compared with (see classify). */
+  const privateKeys = new Set<string>();
+  /** Interfaces whose own line was read (wg prints it once, before its peers). */
+  const declared = new Set<string>();
   const ensure = (name: string, lineNo: number): WgInterface => {
     let itf = byName.get(name);
     if (!itf) {
@@ -222,13 +239,14 @@ function parseLines(
     }
     let rest = fixedIf === null ? f.slice(1) : f;
     const itf = byName.get(name);
-    let kind = classify(f.length, rest, itf, ifFields, peerFields);
+    let kind = classify(f.length, rest, itf, ifFields, peerFields, privateKeys);
     // A line break inside a field splits a peer line in two: join it with the next line when that one
     // cannot start a line of its own and the two together have the peer's column count.
     if (kind === "peer" && f.length < peerFields && i + 1 < lines.length) {
       const g = splitFields(lines[i + 1]);
       const joined = [...f.slice(0, -1), `${f[f.length - 1]}\n${g[0]}`, ...g.slice(1)];
-      if ((fixedIf !== null || !IF_NAME.test(g[0])) && joined.length === peerFields) {
+      const carriesKey = g.some((v) => privateKeys.has(v));
+      if ((fixedIf !== null || !IF_NAME.test(g[0])) && joined.length === peerFields && !carriesKey) {
         f = joined;
         rest = fixedIf === null ? f.slice(1) : f;
         kind = "peer";
@@ -245,11 +263,23 @@ function parseLines(
       continue;
     }
     if (kind === "interface") {
-      // In single-interface mode only the first line is the interface line.
+      // In single-interface mode only the first line is the interface line. In `all` mode a second
+      // one for an interface already read is a cut peer line (e.g. `name key (none) (none) 10.0`) or
+      // a repeated line: it must neither replace the interface's key nor silently drop a peer.
       if (fixedIf !== null && itf) {
         unreadableLine(lineNo, `second interface line for ${name}`, itf);
         continue;
       }
+      if (declared.has(name)) {
+        unreadableLine(
+          lineNo,
+          `${f.length} fields after the interface line of ${name} (a cut peer line?)`,
+          itf,
+        );
+        continue;
+      }
+      // The private key is held for this parse only, to refuse any other line that carries it.
+      if (KEY.test(rest[0] ?? "")) privateKeys.add(rest[0]);
       const parsed = parseInterface(name, rest);
       if (parsed === null) {
         unreadableLine(lineNo, `malformed interface line for ${name}`, itf);
@@ -262,6 +292,7 @@ function parseLines(
         byName.set(name, parsed);
         interfaces.push(parsed);
       }
+      declared.add(name);
       continue;
     }
     const parsed = parsePeer(rest, peerFields - (fixedIf === null ? 1 : 0));

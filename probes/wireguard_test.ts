@@ -478,3 +478,55 @@ Deno.test("collectWireguard honours an abort signal", async () => {
   const pre = await collectWireguard(src, "ns", "pod", 1, ctl.signal);
   assert.equal(pre.ok, false);
 });
+
+Deno.test("a cut peer line with the interface's column count neither replaces the interface nor vanishes", () => {
+  // Shrunk by tests/fuzz/wg_fuzz_test.ts: the peer line cut inside allowed-ips has 5 fields, and
+  // "(none)" in its endpoint column looks like a listen port.
+  const itf = ["liqo-tunnel", PRIV, PUB, "51840", "off"].join("\t");
+  const cut = ["liqo-tunnel", PEER, "(none)", "(none)", "(no"].join("\t");
+  const p = parseWgDump(`${itf}\n${cut}\n`);
+  assert.equal(p.interfaces.length, 1);
+  assert.equal(p.interfaces[0].publicKey, PUB);
+  assert.equal(p.interfaces[0].listenPort, 51840);
+  assert.deepEqual(p.interfaces[0].peers, []);
+  assert.match(
+    p.interfaces[0].unreadableLines?.join("\n") ?? "",
+    /line 2: skipped, 5 fields after the interface line/,
+  );
+  assert.ok(!JSON.stringify(p).includes(PRIV));
+});
+
+Deno.test("an interface line with shifted columns is never read with the private key as its public key", () => {
+  // Shrunk by tests/fuzz/wg_fuzz_test.ts: a column added before the name and the public key column
+  // lost put the private key where the public key belongs (`+ liqo-tunnel PRIV 0 off`).
+  for (const cols of [["+", "liqo-tunnel", PRIV, "0", "off"], ["liqo-tunnel", "(none)", PRIV, "0", "off"]]) {
+    const p = parseWgDump(`${cols.join("\t")}\n`);
+    assert.ok(!JSON.stringify(p).includes(PRIV), cols.join(" "));
+    assert.match(p.problems.join("\n"), /line 1: skipped, malformed interface line/);
+  }
+  // wg's own shapes still parse: two keys, or no key at all.
+  const none = parseWgDump(["wg0", "(none)", "(none)", "off", "off"].join("\t") + "\n");
+  assert.deepEqual(none.interfaces.map((i) => [i.name, i.publicKey]), [["wg0", ""]]);
+});
+
+Deno.test("a repeated interface line with a column added is never read as a peer keyed by the private key", () => {
+  // Shrunk by tests/fuzz/wg_fuzz_test.ts: `liqo-tunnel PRIV 1.5 PUB 0 off` after the interface line
+  // looked like a peer line whose preshared-key column is missing.
+  const itf = ["liqo-tunnel", PRIV, PUB, "0", "off"];
+  const p = parseWgDump(
+    [itf, [...itf.slice(0, 2), "1.5", ...itf.slice(2)]].map((l) => l.join("\t")).join("\n"),
+  );
+  assert.ok(!JSON.stringify(p).includes(PRIV));
+  assert.deepEqual(p.interfaces[0].peers, []);
+});
+
+Deno.test("an interface line whose private key a bundle already scrubbed keeps its public key", () => {
+  const dump = [
+    ["liqo-tunnel", "(redacted)", PUB, "51840", "off"].join("\t"),
+    ["liqo-tunnel", PEER, "(none)", "203.0.113.50:51840", "10.80.0.2/32", "1700000000", "10", "20", "off"]
+      .join("\t"),
+  ].join("\n");
+  const parsed = parseWgDump(dump);
+  assert.equal(parsed.interfaces[0].publicKey, PUB);
+  assert.equal(parsed.interfaces[0].peers[0].publicKey, PEER);
+});

@@ -6,6 +6,7 @@
  * with evidence and fixes, the peering dump, the cheat sheet and the run metadata.
  */
 import {
+  type AlsoFailing,
   type CheckResult,
   type Hop as DeclaredHop,
   LAYER_TITLES,
@@ -170,6 +171,18 @@ function multiline(s: string): string {
   return s.split(/\r?\n/).map(h).join("<br>");
 }
 
+/** The other root failures, listed under the diagnosis. */
+function alsoFailingHtml(also: readonly AlsoFailing[], showCluster: boolean): string {
+  if (!also.length) return "";
+  const items = also.map((f) => {
+    const where = [showCluster ? f.cluster : null, f.peer !== null ? `peer ${f.peer}` : null].filter((x) => x)
+      .join(" · ");
+    return `<li><span class="st">${MARKS.fail} ${h(f.id)}</span> [${h(LAYER_TITLES[f.layer])}]` +
+      `${where ? ` ${h(where)}` : ""}: ${h(f.summary)}</li>`;
+  }).join("");
+  return `<div class="also"><b>Also failing</b> (faults the diagnosis does not explain):<ul>${items}</ul></div>`;
+}
+
 const CSS = `
 :root{--bg:#fff;--fg:#1d2330;--muted:#667085;--line:#d0d5dd;--card:#f6f7f9;--pass:#12805c;--warn:#b25e09;
 --fail:#c4320a;--unknown:#7a3fc2;--skip:#98a2b3;--none:#98a2b3;color-scheme:light dark}
@@ -188,6 +201,7 @@ padding:4px 8px;border-bottom:1px solid var(--line)}th{font-weight:600}
 #diagnosis{border:2px solid var(--fail);border-radius:8px;padding:12px 16px;background:var(--card)}
 #diagnosis.ok{border-color:var(--pass)}#diagnosis .head{font-size:16px;font-weight:600}
 .fix{color:var(--fg);border-left:3px solid var(--warn);padding-left:8px;margin:6px 0}
+.also{margin:8px 0 0}.also ul{margin:4px 0 0;padding-left:20px}
 .s-pass{--c:var(--pass)}.s-warn{--c:var(--warn)}.s-fail{--c:var(--fail)}.s-unknown{--c:var(--unknown)}
 .s-skip{--c:var(--skip)}.s-none{--c:var(--none)}
 .st{color:var(--c);font-weight:700}
@@ -233,6 +247,7 @@ export function renderHtml(report: Report): string {
       `<div class="head"><span class="st">${MARKS.fail} ${h(d.id)}</span> [${h(LAYER_TITLES[d.layer])}]` +
         `${where ? ` ${h(where)}` : ""}: ${h(d.summary)}</div>`,
       d.remediation ? `<div class="fix">⚑ ${multiline(d.remediation)}</div>` : "",
+      alsoFailingHtml(d.alsoFailing ?? [], scopes.cluster),
       `</section>`,
     );
   } else {

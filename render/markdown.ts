@@ -75,6 +75,19 @@ export function renderMarkdown(report: Report): string {
         mdEscape(d.summary.replace(/\r?\n/g, " ")),
     );
     if (d.remediation) out.push("", ...lines(d.remediation).map((l) => `> ⚑ ${mdEscape(l)}`));
+    const also = d.alsoFailing ?? [];
+    if (also.length) {
+      out.push("", "Also failing (faults the diagnosis does not explain):", "");
+      for (const f of also) {
+        const at = scopeText(f.cluster, f.peer, scopes.cluster || report.clusters.length > 1);
+        out.push(
+          `- **${MARKS.fail} ${mdEscape(f.id)}** [${LAYER_TITLES[f.layer]}]${
+            at ? ` ${mdEscape(at)}` : ""
+          }: ` +
+            mdEscape(f.summary.replace(/\r?\n/g, " ")),
+        );
+      }
+    }
   } else {
     const extra = [
       s.warn ? `${s.warn} warning${s.warn === 1 ? "" : "s"}` : "",

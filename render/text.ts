@@ -204,8 +204,14 @@ export function countLine(summary: ReportSummary, durationMs: number, c: Colors)
   ].join(" ⋅ ") + ` (${formatDuration(durationMs)})`;
 }
 
-/** The diagnosis lines (or `no failure found …`). */
-export function diagnosisLines(report: Report, c: Colors, scopes: LabelScopes): string[] {
+/** Most "also failing" lines printed under the diagnosis; the rest are counted. */
+const MAX_ALSO_FAILING = 5;
+
+/**
+ * The diagnosis lines (or `no failure found …`): the diagnosis, its first fix line, and one
+ * `also failing:` line per other root failure. `quiet` folds those into the diagnosis line.
+ */
+export function diagnosisLines(report: Report, c: Colors, scopes: LabelScopes, quiet = false): string[] {
   const d = report.diagnosis;
   if (!d) {
     const extra: string[] = [];
@@ -214,15 +220,34 @@ export function diagnosisLines(report: Report, c: Colors, scopes: LabelScopes): 
     const text = ` no failure found${extra.length ? ` — ${extra.join(", ")}` : ""}`;
     return [extra.length ? c.yellow(text) : c.green(text)];
   }
-  const where: string[] = [];
-  if (scopes.cluster) where.push(d.cluster);
-  if (d.peer !== null) where.push(`peer ${d.peer}`);
+  const whereOf = (f: { cluster: string; peer: string | null }): string => {
+    const where: string[] = [];
+    if (scopes.cluster) where.push(f.cluster);
+    if (f.peer !== null) where.push(`peer ${f.peer}`);
+    return where.length ? " " + oneLine(where.join(" · ")) : "";
+  };
+  const also = d.alsoFailing ?? [];
+  const folded = quiet && also.length
+    ? c.red(` (also failing: ${also.map((f) => oneLine(f.id) + whereOf(f)).join(", ")})`)
+    : "";
   const head =
     ` ${c.bold("diagnosis")} ${c.red(`${MARKS.fail} ${oneLine(d.id)}`)} [${LAYER_TITLES[d.layer]}]` +
-    `${where.length ? " " + oneLine(where.join(" · ")) : ""}: ${oneLine(d.summary)}`;
+    `${whereOf(d)}: ${oneLine(d.summary)}${folded}`;
   const out = [head];
   const fix = d.remediation?.split(/\r?\n/).find((l) => l.trim() !== "");
   if (fix) out.push(c.cyan(`           ⚑ ${cleanText(fix)}`));
+  if (quiet) return out;
+  for (const f of also.slice(0, MAX_ALSO_FAILING)) {
+    out.push(
+      `           ${c.bold("also failing:")} ${c.red(`${MARKS.fail} ${oneLine(f.id)}`)} [${
+        LAYER_TITLES[f.layer]
+      }]` +
+        `${whereOf(f)}: ${oneLine(f.summary)}`,
+    );
+  }
+  if (also.length > MAX_ALSO_FAILING) {
+    out.push(`           ${c.bold("also failing:")} … and ${also.length - MAX_ALSO_FAILING} more (✗ above)`);
+  }
   return out;
 }
 
@@ -313,7 +338,7 @@ function needsRemoteLines(results: readonly CheckResult[], c: Colors): string[] 
 export function renderText(report: Report, opts: TextOptions): string {
   const c = createColors(opts.color);
   const ctx = makeCtx(report, c, opts.verbose);
-  const tail = ["", ...diagnosisLines(report, c, ctx.scopes)];
+  const tail = ["", ...diagnosisLines(report, c, ctx.scopes, opts.quiet)];
   if (opts.quiet) return [countLine(report.summary, report.durationMs, c), ...tail].join("\n") + "\n";
   const out: string[] = header(report, c, opts.verbose);
   const clusterOrder = new Map<string, number>();

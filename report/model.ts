@@ -5,11 +5,11 @@
  */
 import { z } from "zod";
 import { type CheckResult, LAYERS, type SkipKind, type Status, STATUSES } from "../checks/types.ts";
-import type { Diagnosis } from "../checks/engine.ts";
+import type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 
 // The renderers see only this module: the check vocabulary they print comes through here.
 export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.ts";
-export type { Diagnosis } from "../checks/engine.ts";
+export type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
 
 /** Version of the report document shape. */
@@ -158,6 +158,15 @@ export const PeerInfoSchema: z.ZodType<PeerInfo> = z.object({
   tenantNamespace: z.string().nullable(),
 });
 
+/** Zod schema of {@link AlsoFailing}. */
+export const AlsoFailingSchema: z.ZodType<AlsoFailing> = z.object({
+  id: z.string(),
+  layer: z.enum(LAYERS),
+  peer: z.string().nullable(),
+  cluster: z.string(),
+  summary: z.string(),
+});
+
 /** Zod schema of {@link Diagnosis}. */
 export const DiagnosisSchema: z.ZodType<Diagnosis> = z.object({
   id: z.string(),
@@ -166,6 +175,12 @@ export const DiagnosisSchema: z.ZodType<Diagnosis> = z.object({
   cluster: z.string(),
   summary: z.string(),
   remediation: z.string().nullable(),
+  alsoFailing: z.array(AlsoFailingSchema).optional().describe(
+    "The other root failures, in dependency order: failing checks the diagnosis does not explain " +
+      "(not on its dependency chain, not the same link seen from the other end), so fixing the " +
+      "diagnosed link is not the end of the story. Empty when the diagnosis is the only fault; " +
+      "absent in reports written before it was added",
+  ),
 });
 
 /** Zod schema of {@link ReportSummary}. */

@@ -7,14 +7,22 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { DaemonSet, Deployment, Pod } from "../../liqo/views/core.ts";
 import {
+  conditionOf,
   containerSummaries,
   controllerManager,
   controllerManagerArg,
   liqoVersionOf,
   type Named,
   networkingEnabled,
+  type NodeDown,
+  nodeDownText,
+  podNodeDown,
 } from "../../liqo/lookups.ts";
+import { containerLog } from "../common/logs.ts";
 import { liqoNs } from "./shared.ts";
+
+/** Log reads per unhealthy workload (one per failing container, the first pods first). */
+const MAX_LOGS_PER_WORKLOAD = 2;
 
 const NAME_LABEL = "app.kubernetes.io/name";
 
@@ -48,6 +56,13 @@ function podBroken(pod: Pod): boolean {
   if (pod.status?.phase === "Failed") return true;
   const statuses = pod.status?.containerStatuses ?? [];
   return statuses.some((s) => BAD_WAITING.has(s?.state?.waiting?.reason ?? ""));
+}
+
+/** Ready by its Ready condition (which the node controller turns False on a lost node) and its containers. */
+function podIsReady(pod: Pod): boolean {
+  const cs = containerSummaries(pod);
+  const cond = conditionOf(pod, "Ready");
+  return cs.length > 0 && cs.every((c) => c.ready) && (cond === undefined || cond.status === "True");
 }
 
 interface ExpectedWorkload {
@@ -115,9 +130,13 @@ interface WorkloadHealth {
   line: string;
   details: string[];
   pods: Pod[];
+  /** Failing containers on reachable nodes whose logs say why (bounded). */
+  logTargets: { pod: Pod; container: string }[];
+  /** NotReady nodes that explain the whole shortfall (every missing or failing pod is on one), else []. */
+  downNodes: NodeDown[];
 }
 
-function workloadHealth(inv: Objects, w: Workload): WorkloadHealth {
+function workloadHealth(inv: Objects, w: Workload, now: Date): WorkloadHealth {
   const { kind, obj } = w;
   const desired: number = w.kind === "Deployment"
     ? (w.obj.spec?.replicas ?? 1)
@@ -135,9 +154,20 @@ function workloadHealth(inv: Objects, w: Workload): WorkloadHealth {
       restarts === 1 ? "" : "s"
     }`;
   const details: string[] = [];
+  const logTargets: { pod: Pod; container: string }[] = [];
+  const downOf = new Map(pods.map((p) => [p, podNodeDown(inv, p)]));
   if (!healthy) {
     if (desired === 0) details.push(kind === "Deployment" ? "  scaled to 0 replicas" : "  schedules no pod");
     for (const s of summaries) {
+      const down = downOf.get(s.pod) ?? null;
+      if (down && !podIsReady(s.pod)) {
+        details.push(
+          `  pod ${s.pod.metadata.name} on NotReady node ${down.name} (see ENV-07): ${
+            nodeDownText(down, now)
+          }, last-posted status ${s.pod.status?.phase ?? "unknown"}`,
+        );
+        continue;
+      }
       for (const c of s.containers) {
         if (c.ready && !c.lastTermination) continue;
         details.push(
@@ -147,13 +177,30 @@ function workloadHealth(inv: Objects, w: Workload): WorkloadHealth {
             c.lastTermination ? `, last termination ${c.lastTermination}` : ""
           }`,
         );
+        if (!c.ready && !down) logTargets.push({ pod: s.pod, container: c.name });
       }
       if (s.containers.length === 0) {
         details.push(`  pod ${s.pod.metadata.name}: phase ${s.pod.status?.phase ?? "unknown"}`);
       }
     }
   }
-  return { healthy, line, details, pods: broken };
+  // The shortfall is the node's when every pod that is not ready sits on a NotReady node and those
+  // pods account for all the missing replicas.
+  const notReadyPods = pods.filter((p) => podBroken(p) || !podIsReady(p));
+  const onDown = notReadyPods.filter((p) => downOf.get(p));
+  const explained = !healthy && desired > 0 && onDown.length > 0 && onDown.length === notReadyPods.length &&
+    desired - ready <= onDown.length;
+  const downNodes = explained
+    ? [...new Map(onDown.map((p) => [downOf.get(p)!.name, downOf.get(p)!])).values()]
+    : [];
+  return {
+    healthy,
+    line,
+    details,
+    pods: broken,
+    logTargets: logTargets.slice(0, MAX_LOGS_PER_WORKLOAD),
+    downNodes,
+  };
 }
 
 function notInstalled(ctx: CheckContext): Outcome {
@@ -188,7 +235,7 @@ function notInstalled(ctx: CheckContext): Outcome {
   };
 }
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   const inv = ctx.cluster.inv;
   if (!controllerManager(inv)) return notInstalled(ctx);
   const ns = liqoNs(ctx.cluster)!;
@@ -197,25 +244,43 @@ function run(ctx: CheckContext): Outcome {
   const bad: string[] = [];
   const notes: string[] = [];
   const remediation: string[] = [];
+  /** Unhealthy components whose whole shortfall is on NotReady nodes (ENV-07's finding). */
+  const onDownNodes: { name: string; nodes: string[] }[] = [];
+  /** Unhealthy components with a cause of their own, and the log line that says it. */
+  const failing: { name: string; cite: string | null }[] = [];
   for (const w of expectedWorkloads(inv)) {
     const found = findWorkload(inv, ns, w);
     if (!found) {
       if (w.optionalBecause) notes.push(`liqo-${w.name} not present: ${w.optionalBecause}`);
       else {
         bad.push(`${ns}/liqo-${w.name} (${w.kind}): missing`);
+        failing.push({ name: `liqo-${w.name}`, cite: null });
         remediation.push(
           `helm -n ${ns} get values liqo   # was liqo-${w.name} disabled? reinstall/upgrade Liqo`,
         );
       }
       continue;
     }
-    const h = workloadHealth(inv, found);
+    const h = workloadHealth(inv, found, ctx.cluster.now);
     const obj = found.obj;
     if (h.healthy) {
       good.push(h.line);
       continue;
     }
     bad.push(h.line, ...h.details);
+    if (h.downNodes.length > 0) {
+      onDownNodes.push({ name: obj.metadata.name, nodes: h.downNodes.map((d) => d.name) });
+      remediation.push(...h.downNodes.map((d) => `kubectl describe node ${d.name}   # see ENV-07`));
+      continue;
+    }
+    // Liqo's components write why they stopped to their log, not to the termination message.
+    let cite: string | null = null;
+    for (const t of h.logTargets) {
+      const log = await containerLog(ctx, t.pod, t.container, "    ");
+      bad.push(...log.evidence);
+      cite ??= log.cite;
+    }
+    failing.push({ name: obj.metadata.name, cite });
     const kindRef = w.kind === "Deployment" ? "deploy" : "ds";
     remediation.push(`kubectl -n ${ns} describe ${kindRef} ${obj.metadata.name}`);
     const pod = h.pods[0]?.metadata.name;
@@ -226,14 +291,30 @@ function run(ctx: CheckContext): Outcome {
     );
   }
   if (bad.length > 0) {
-    const names = bad.filter((l) => !l.startsWith("  ")).map((l) => l.split(" ")[0].split("/")[1]);
+    const downText = onDownNodes.length > 0
+      ? `${onDownNodes.map((d) => d.name).join(", ")} on NotReady node${
+        new Set(onDownNodes.flatMap((d) => d.nodes)).size > 1 ? "s" : ""
+      } ${[...new Set(onDownNodes.flatMap((d) => d.nodes))].join(", ")} (see ENV-07)`
+      : "";
+    const evidence = [...bad, ...notes, `Liqo version ${version ?? "unknown"}`];
+    const fixes = [...new Set(remediation)].join("\n");
+    if (failing.length === 0) {
+      // Every shortfall is a lost node's: ENV-07 fails for it and is the diagnosis.
+      return {
+        status: "warn",
+        summary: `Liqo component${onDownNodes.length > 1 ? "s" : ""} ${downText}`,
+        evidence,
+        remediation: fixes,
+      };
+    }
+    const names = failing.map((f) => f.cite ? `${f.name} (log: "${f.cite}")` : f.name);
     return {
       status: "fail",
-      summary: `unhealthy Liqo component${names.length > 1 ? "s" : ""} in namespace ${ns}: ${
+      summary: `unhealthy Liqo component${failing.length > 1 ? "s" : ""} in namespace ${ns}: ${
         names.join(", ")
-      }`,
-      evidence: [...bad, ...notes, `Liqo version ${version ?? "unknown"}`],
-      remediation: [...new Set(remediation)].join("\n"),
+      }${downText ? `; also ${downText}` : ""}`,
+      evidence,
+      remediation: fixes,
     };
   }
   return {
@@ -251,20 +332,27 @@ export const ENV_01: CheckDef = {
   scope: "single",
   perPeer: false,
   reads: ["deployments", "daemonsets", "pods"],
+  optionalReads: ["nodes"],
   explain: {
     reads: "The controller-manager Deployment (labels app.kubernetes.io/name=component=controller-manager) " +
       "locates the Liqo namespace; there, by app.kubernetes.io/name: Deployments controller-manager, " +
       "crd-replicator, webhook, ipam, proxy, metric-agent and the DaemonSet fabric, with their pods' " +
-      "container states, restart counts and last terminations. Controller-manager flags " +
+      "container states, restart counts, last terminations and the recent log of a failing container; the " +
+      "Nodes their pods are bound to (Ready condition, unreachable taint). Controller-manager flags " +
       "--networking-enabled and --ipam-server tell which components are expected.",
     decides: "fail when Liqo is not installed, when a required component is missing, or when a present one " +
-      "has fewer ready replicas than desired or a pod in CrashLoopBackOff/ImagePullBackOff; ipam is not " +
+      "has fewer ready replicas than desired or a pod in CrashLoopBackOff/ImagePullBackOff — citing the last " +
+      "termination and the last error line of the failing container's log (a bounded read, the previous " +
+      "instance after a restart; up to 5 error/fatal/panic/failed lines, else the last 3 lines, as evidence; " +
+      "a log that cannot be read says why, e.g. the missing get pods/log permission); ipam is not " +
       "expected with networking disabled or an external IPAM, fabric not with networking disabled; proxy and " +
-      "metric-agent are judged only when present. Skipped when ENV-05 (kernel) or ENV-03 (CRDs) failed, " +
-      "because they explain crashing components.",
+      "metric-agent are judged only when present. A component whose whole shortfall is pods on NotReady nodes " +
+      '(a DaemonSet one pod short, a Deployment whose pod sits on a lost node) is reported as "on NotReady node ' +
+      'X (see ENV-07)": warn when that is all, ENV-07 being the failure. Skipped when ENV-05 (kernel) or ' +
+      "ENV-03 (CRDs) failed, because they explain crashing components.",
     fixes:
       "Install Liqo with liqoctl install; otherwise describe the workload and read the previous logs of " +
-      "the crashing container (the command is printed with the real names).",
+      "the crashing container (the command is printed with the real names); for a NotReady node see ENV-07.",
   },
   hops: [],
   run,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_01 } from "./env01.ts";
-import { crashLoop, runner, setCm, text } from "./support_test.ts";
+import { crashLoop, loseNode, runner, setCm, text } from "./support_test.ts";
 
 const run = runner([ENV_01]);
 
@@ -87,4 +87,71 @@ Deno.test("ENV-01 survives workloads without status", async () => {
   assert.equal(o.status, "fail");
   assert.match(text(o), /liqo-proxy \(Deployment\): 0\/1 ready/);
   assert.match(text(o), /schedules no pod/);
+});
+
+Deno.test("ENV-01 says a shortfall on a lost node is that node's (see ENV-07) and only warns", async () => {
+  const objs = await baseObjects("milan");
+  loseNode(find(objs, "Node", "milan-worker-2"));
+  for (const p of ["liqo-fabric-q9c4x", "liqo-webhook-9c5d7f8b6-z6qwc"]) {
+    const ready = find(objs, "Pod", p, "liqo").status.conditions.find((c: { type: string }) =>
+      c.type === "Ready"
+    );
+    ready.status = "False";
+  }
+  find(objs, "DaemonSet", "liqo-fabric", "liqo").status.numberReady = 2;
+  find(objs, "Deployment", "liqo-webhook", "liqo").status.readyReplicas = 0;
+  const o = await run("ENV-01", objs);
+  assert.equal(o.status, "warn", o.summary);
+  assert.match(o.summary, /liqo-webhook, liqo-fabric on NotReady node milan-worker-2 \(see ENV-07\)/);
+  assert.match(text(o), /pod liqo-fabric-q9c4x on NotReady node milan-worker-2 \(see ENV-07\)/);
+});
+
+Deno.test("ENV-01 cites the crashing container's log line (previous instance) in its summary", async () => {
+  const { contextOf, inventoryOf, scriptedProbes, viewOf } = await import("../../tests/support/fixtures.ts");
+  const objs = await baseObjects("rome");
+  find(objs, "Deployment", "liqo-ipam", "liqo").status.readyReplicas = 0;
+  crashLoop(find(objs, "Pod", "liqo-ipam-7f9b8c6d54-tq8wn", "liqo"));
+  const asked: string[] = [];
+  const probes = scriptedProbes({
+    logs: (_c, ns, pod, container, previous) => {
+      asked.push(`${ns}/${pod}/${container} previous=${previous}`);
+      return {
+        ok: true,
+        namespace: ns,
+        pod,
+        container,
+        previous,
+        via: "api",
+        matched: true,
+        totalLines: 4,
+        lines: ["E1130 02:25:49.030118       1 main.go:201] failed to initialize the IPAM: pool exhausted"],
+      };
+    },
+  });
+  const o = await ENV_01.run(contextOf(viewOf(inventoryOf(objs)), { probes }));
+  assert.equal(o.status, "fail");
+  assert.deepEqual(asked, ["liqo/liqo-ipam-7f9b8c6d54-tq8wn/ipam previous=true"]);
+  assert.match(o.summary, /liqo-ipam \(log: "failed to initialize the IPAM: pool exhausted"\)/);
+  assert.match(text(o), /log of ipam \(previous instance, last 1 error line\):\n {6}E1130/);
+});
+
+Deno.test("ENV-01 says which permission is missing when the log is forbidden", async () => {
+  const { contextOf, inventoryOf, scriptedProbes, viewOf } = await import("../../tests/support/fixtures.ts");
+  const objs = await baseObjects("rome");
+  find(objs, "Deployment", "liqo-ipam", "liqo").status.readyReplicas = 0;
+  crashLoop(find(objs, "Pod", "liqo-ipam-7f9b8c6d54-tq8wn", "liqo"));
+  const probes = scriptedProbes({
+    logs: (_c, namespace, pod, container) => ({
+      ok: false,
+      namespace,
+      pod,
+      container,
+      reason: "forbidden",
+      message: "missing permission: get pods/log in namespace liqo",
+    }),
+  });
+  const o = await ENV_01.run(contextOf(viewOf(inventoryOf(objs)), { probes }));
+  assert.equal(o.status, "fail");
+  assert.match(text(o), /log of ipam: not readable — missing permission: get pods\/log in namespace liqo/);
+  assert.doesNotMatch(o.summary, /log:/);
 });

@@ -43,3 +43,19 @@ export function crashLoop(pod: Loose, message?: string): void {
   cs.state = { waiting: { reason: "CrashLoopBackOff" } };
   cs.lastState = { terminated: { exitCode: 1, reason: "Error", ...(message ? { message } : {}) } };
 }
+
+/** Marks a node as lost: Ready Unknown since `since`, unreachable taints. */
+export function loseNode(node: Loose, since = "2026-11-30T02:23:00Z"): void {
+  for (const c of node.status.conditions) {
+    Object.assign(c, {
+      status: "Unknown",
+      reason: "NodeStatusUnknown",
+      message: "Kubelet stopped posting node status.",
+      lastTransitionTime: since,
+    });
+  }
+  node.spec.taints = [
+    { key: "node.kubernetes.io/unreachable", effect: "NoSchedule" },
+    { key: "node.kubernetes.io/unreachable", effect: "NoExecute" },
+  ];
+}

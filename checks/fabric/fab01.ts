@@ -12,9 +12,12 @@ import {
   isVirtualNode,
   type Named,
   networkingEnabled,
+  nodeDown,
+  nodeDownText,
   nodeReady,
   warningEventsFor,
 } from "../../liqo/lookups.ts";
+import { containerLog } from "../common/logs.ts";
 import { FABRIC_NAME_LABEL, fabricPods } from "./shared.ts";
 
 /** The liqo-fabric DaemonSet (label app.kubernetes.io/name=fabric in the Liqo namespace), if any. */
@@ -47,8 +50,14 @@ function untoleratedTaints(ds: DaemonSet, node: Node): string[] {
     .map((t) => `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`);
 }
 
-function whyNoFabric(ds: DaemonSet, node: Node, pods: Pod[]): string {
+function whyNoFabric(ds: DaemonSet, node: Node, pods: Pod[], now: Date): string {
   const name = node.metadata.name;
+  const down = nodeDown(node);
+  if (down) {
+    // A lost node: its fabric pod (if any) keeps its last-posted status; ENV-07 names the node.
+    const pod = pods[0] ? `fabric pod ${pods[0].metadata.name}` : "no fabric pod";
+    return `${name}: ${pod} on NotReady node ${name} (see ENV-07): ${nodeDownText(down, now)}`;
+  }
   if (pods.length === 0) {
     const taints = untoleratedTaints(ds, node);
     if (taints.length) {
@@ -90,7 +99,7 @@ function fabricEvents(ctx: CheckContext, kind: string, o: Named): string[] {
     );
 }
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   const { inv, liqoNamespace } = ctx.cluster;
   if (!liqoNamespace) return { status: "skip", summary: "Liqo namespace not found (ENV-01)" };
   const ds = fabricDaemonSet(inv, liqoNamespace);
@@ -119,8 +128,8 @@ function run(ctx: CheckContext): Outcome {
     const mine = pods.filter((p) => p.spec?.nodeName === node.metadata.name);
     if (mine.some(podReady)) continue;
     problems.push({
-      line: whyNoFabric(ds, node, mine),
-      nodeDown: !nodeReady(node),
+      line: whyNoFabric(ds, node, mine, ctx.cluster.now),
+      nodeDown: !nodeReady(node) || nodeDown(node) !== null,
       node: node.metadata.name,
       pod: mine[0] ?? null,
     });
@@ -128,15 +137,27 @@ function run(ctx: CheckContext): Outcome {
   if (problems.length === 0) {
     return { status: "pass", summary: `fabric pod ready on all ${nodes.length} nodes`, evidence };
   }
+  const cites: string[] = [];
   for (const p of problems) {
     evidence.push(p.line);
     if (p.pod) evidence.push(...fabricEvents(ctx, "Pod", p.pod));
+    // A crashing fabric pod on a reachable node: its log says why (the logs of a lost node are out of reach).
+    if (p.pod && !p.nodeDown && cites.length < 2) {
+      const failing = containerSummaries(p.pod).find((c) => !c.ready || c.state !== "running");
+      if (failing) {
+        const log = await containerLog(ctx, p.pod, failing.name);
+        evidence.push(...log.evidence);
+        if (log.cite) cites.push(log.cite);
+      }
+    }
   }
   // The DaemonSet's own warnings (FailedCreate, FailedDaemonPod) explain nodes without a pod.
   if (problems.some((p) => !p.pod)) evidence.push(...fabricEvents(ctx, "DaemonSet", ds));
   const names = problems.map((p) => p.node).join(", ");
-  const onlyDown = problems.every((p) => p.nodeDown && !p.pod);
+  // Only lost nodes: ENV-07 fails for them (it names what else they host); this is their symptom.
+  const onlyDown = problems.every((p) => p.nodeDown);
   const remediation = problems.map((p) => {
+    if (p.nodeDown) return `kubectl describe node ${p.node}   # NotReady: see ENV-07`;
     if (p.pod) {
       return `kubectl -n ${liqoNamespace} describe pod ${p.pod.metadata.name}\nkubectl -n ${liqoNamespace} logs ${p.pod.metadata.name} --previous`;
     }
@@ -157,9 +178,11 @@ function run(ctx: CheckContext): Outcome {
   }).join("\n");
   return {
     status: onlyDown ? "warn" : "fail",
-    summary: `no ready fabric pod on ${names}: pods on ${
-      problems.length > 1 ? "nodes" : "node"
-    } ${names} won't reach the peer`,
+    summary: onlyDown
+      ? `no ready fabric pod on NotReady node${problems.length > 1 ? "s" : ""} ${names} (see ENV-07)`
+      : `no ready fabric pod on ${names}: pods on ${
+        problems.length > 1 ? "nodes" : "node"
+      } ${names} won't reach the peer${cites.length ? `; log: "${cites[0]}"` : ""}`,
     evidence,
     remediation,
   };
@@ -178,11 +201,17 @@ export const FAB_01: CheckDef = {
   explain: {
     reads: "DaemonSet labelled app.kubernetes.io/name=fabric in the Liqo namespace (status, tolerations, " +
       "nodeSelector), its pods, every non-virtual Node (taints, Ready), the controller-manager's --networking-enabled; " +
+      "the recent log of a crashing fabric pod; " +
       "when readable, Warning events of the failing fabric pods and of the DaemonSet.",
     decides:
       "fail listing each node without a Running+Ready fabric pod and why (untolerated taint, Pending " +
-      "reason, crash with last termination); warn when the only such nodes are NotReady; skip when networking is disabled.",
-    fixes: "Remove the taint or add a toleration to liqo-fabric; read the fabric pod's logs.",
+      "reason, crash with last termination and the last error line of the fabric container's log — a bounded " +
+      "read, the previous instance after a restart; a log that cannot be read says why); warn when the only " +
+      'such nodes are NotReady or unreachable ("on NotReady node X (see ENV-07)": ENV-07 fails for them and ' +
+      "names what else they host); skip when networking is disabled.",
+    fixes:
+      "Remove the taint or add a toleration to liqo-fabric; read the fabric pod's logs; for a NotReady " +
+      "node see ENV-07.",
   },
   hops: ["node", "geneve"],
   run,

@@ -76,3 +76,57 @@ Deno.test("tolerates follows Kubernetes semantics", () => {
     !tolerates({ key: "a", operator: "Exists", effect: "NoExecute" }, { key: "a", effect: "NoSchedule" }),
   );
 });
+
+Deno.test("FAB-01: a fabric pod on a lost node is that node's (see ENV-07): warn", async () => {
+  const { loseNode } = await import("../env/support_test.ts");
+  const o = await run("FAB-01", "milan", (objs) => {
+    loseNode(find(objs, "Node", "milan-worker-2"));
+    const pod = find(objs, "Pod", "liqo-fabric-q9c4x", "liqo");
+    pod.status.conditions.find((c: { type: string }) => c.type === "Ready").status = "False";
+  });
+  assert.equal(o.status, "warn");
+  assert.match(o.summary, /no ready fabric pod on NotReady node milan-worker-2 \(see ENV-07\)/);
+  assert.ok(
+    o.evidence!.some((e) =>
+      /fabric pod liqo-fabric-q9c4x on NotReady node milan-worker-2 \(see ENV-07\)/.test(e)
+    ),
+  );
+});
+
+Deno.test("FAB-01: a crashing fabric pod on a Ready node cites its log", async () => {
+  const { baseObjects, contextOf, inventoryOf, scriptedProbes, viewOf } = await import(
+    "../../tests/support/fixtures.ts"
+  );
+  const objs = await baseObjects("rome");
+  const pod = find(objs, "Pod", "liqo-fabric-t8w3z", "liqo");
+  pod.status.conditions.find((c: { type: string }) => c.type === "Ready").status = "False";
+  const cs = pod.status.containerStatuses[0];
+  Object.assign(cs, {
+    ready: false,
+    restartCount: 3,
+    state: { waiting: { reason: "CrashLoopBackOff" } },
+    lastState: { terminated: { reason: "Error", exitCode: 1 } },
+  });
+  const probes = scriptedProbes({
+    logs: (_c, ns, p, c, previous) => ({
+      ok: true,
+      namespace: ns,
+      pod: p,
+      container: c,
+      previous,
+      via: "api",
+      matched: true,
+      totalLines: 9,
+      lines: [
+        "E1130 02:20:00.000000       1 main.go:90] kernel version 5.4.0 does not satisfy the minimum requirements 5.10.0",
+      ],
+    }),
+  });
+  const o = await FAB_01.run(contextOf(viewOf(inventoryOf(objs)), { probes }));
+  assert.equal(o.status, "fail");
+  assert.match(
+    o.summary,
+    /rome-worker-2.*log: "kernel version 5\.4\.0 does not satisfy the minimum requirements 5\.10\.0"/,
+  );
+  assert.ok(o.evidence!.some((e) => /log of fabric \(previous instance, last 1 error line\)/.test(e)));
+});

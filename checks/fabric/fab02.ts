@@ -7,6 +7,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { InternalFabric } from "../../liqo/views/networking.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { nodeDown } from "../../liqo/lookups.ts";
 import { FABRIC_NAME_LABEL, noGatewaySkip } from "./shared.ts";
 
 function nodeWiring(
@@ -26,6 +27,11 @@ function nodeWiring(
   for (const node of inv.items("nodes").filter((n) => !isVirtualNode(n))) {
     const name = node.metadata.name;
     const inode = inodes.get(name);
+    // A NotReady node's wiring is that node's problem (ENV-07 names it), not a fabric fault.
+    if (nodeDown(node)) {
+      evidence.push(`node ${name}: NotReady (see ENV-07), its wiring is not judged`);
+      continue;
+    }
     if (!inode) {
       problems.push(`node ${name}: no InternalNode`);
       continue;
@@ -128,7 +134,8 @@ export const FAB_02: CheckDef = {
       "internal-fabric-name/internal-node-name labels, the active gateway pod's IP and node.",
     decides:
       "fail naming the node or gateway whose object is missing or stale (gatewayIP ≠ gateway pod IP after " +
-      "a gateway restart).",
+      "a gateway restart). NotReady nodes are left out (noted in the evidence): their missing wiring is the " +
+      "lost node's, which ENV-07 reports.",
     fixes: "Make the controller-manager reconcile (logs, restart); fix the node's fabric pod.",
   },
   hops: ["node", "geneve"],

@@ -37,3 +37,17 @@ Deno.test("FAB-02: no running gateway pod is a skip", async () => {
   const o = await run("FAB-02", "rome", (objs) => without(objs, "Pod", "gw-milan-8d1f03-7c9d5b6f8d-q4xzt"));
   assert.equal(o.status, "skip");
 });
+
+Deno.test("FAB-02: a NotReady node's missing wiring is left to ENV-07", async () => {
+  const { loseNode } = await import("../env/support_test.ts");
+  const o = await run("FAB-02", "milan", (objs) => {
+    const w3 = structuredClone(find(objs, "Node", "milan-worker-2"));
+    w3.metadata.name = "milan-worker-3";
+    loseNode(w3);
+    objs.push(w3);
+  });
+  assert.equal(o.status, "pass", o.summary);
+  assert.ok(
+    o.evidence!.some((e) => e === "node milan-worker-3: NotReady (see ENV-07), its wiring is not judged"),
+  );
+});

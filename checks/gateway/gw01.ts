@@ -13,8 +13,11 @@ import {
   GATEWAY_LABELS,
   gatewayOf,
   gatewayPods,
+  nodeDownText,
+  podNodeDown,
   REMOTE_ID_LABEL,
 } from "../../liqo/lookups.ts";
+import { containerLog } from "../common/logs.ts";
 import { gatewayDeployment, networkingDisabled } from "../common/gateway.ts";
 import { eventLines } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
@@ -25,7 +28,7 @@ const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"]
 /** A restart whose termination finished less than this long ago is "recent" (GW-01). */
 const RECENT_RESTART_MS = 60 * 60 * 1000;
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   if (!ctx.peer) return { status: "unknown", summary: "no peer given to a per-peer check" };
   const peerId = ctx.peer.clusterId;
   const gw = gatewayOf(ctx.cluster.inv, peerId);
@@ -75,6 +78,28 @@ function run(ctx: CheckContext): Outcome {
     };
   }
   const active = activeGatewayPod(ctx.cluster.inv, gw);
+  // A pod bound to a lost node keeps its last-posted status (Running): the gateway is down with the node.
+  const onDown = [active, ...pods].find((p) => p && podNodeDown(ctx.cluster.inv, p));
+  if (onDown && (!active || active === onDown)) {
+    const down = podNodeDown(ctx.cluster.inv, onDown)!;
+    return {
+      status: "fail",
+      summary: `gateway pod ${onDown.metadata.name} is on NotReady node ${down.name} (see ENV-07): ${
+        nodeDownText(down, ctx.cluster.now)
+      }, its last-posted status is stale and the gateway is down with the node`,
+      evidence: [
+        ...evidence,
+        `node ${down.name}: ${nodeDownText(down, ctx.cluster.now)}${
+          down.taints.length ? `, taints ${down.taints.join(", ")}` : ""
+        }`,
+      ],
+      remediation: `kubectl describe node ${down.name}
+` +
+        `# to reschedule the gateway on a Ready node now (the Deployment recreates the pod):
+` +
+        `${kubectlIn(gw.namespace)} delete pod ${onDown.metadata.name} --force --grace-period=0`,
+    };
+  }
   if (!active) {
     const p = pods[0];
     return {
@@ -91,22 +116,29 @@ function run(ctx: CheckContext): Outcome {
     const why = first
       ? `${first.state}${first.lastTermination ? ` — ${first.lastTermination}` : ""}`
       : "no status";
+    // Liqo's gateway writes why it stopped to its log (kernel version, cannot create the interface).
+    const log = await containerLog(ctx, active, down[0]);
+    evidence.push(...log.evidence);
     return {
       status: "fail",
-      summary: `gateway pod ${active.metadata.name}: container ${down.join(", ")} not running (${why})`,
+      summary: `gateway pod ${active.metadata.name}: container ${down.join(", ")} not running (${why})${
+        log.cite ? `; log: "${log.cite}"` : ""
+      }`,
       evidence,
       remediation: `${kubectlIn(gw.namespace)} logs ${active.metadata.name} -c ${down[0]} --previous\n` +
         `${kubectlIn(gw.namespace)} describe pod ${active.metadata.name}` +
-        kernelHint(first?.lastTermination ?? ""),
+        kernelHint(`${first?.lastTermination ?? ""} ${log.cite ?? ""}`),
     };
   }
   const recent = recentRestarts(ctx, active);
   if (recent.length > 0) {
+    const log = await containerLog(ctx, active, recent[0]);
+    evidence.push(...log.evidence);
     return {
       status: "warn",
       summary: `gateway pod ${active.metadata.name} running, but ${
         recent.join(", ")
-      } restarted within the last hour`,
+      } restarted within the last hour${log.cite ? `; log: "${log.cite}"` : ""}`,
       evidence,
       remediation: `${kubectlIn(gw.namespace)} logs ${active.metadata.name} -c ${recent[0]} --previous`,
     };
@@ -179,7 +211,12 @@ function podEvidence(ctx: CheckContext, p: Pod): string[] {
 }
 
 function kernelHint(termination: string): string {
-  return /kernel/i.test(termination)
+  if (/operation not supported|wireguard kernel module/i.test(termination)) {
+    return "\n# the node's kernel cannot create a WireGuard interface (no wireguard module): load it on the node " +
+      "(modprobe wireguard) or switch the gateways to the userspace implementation " +
+      "(Helm networking.gatewayTemplates.wireguard.implementation=userspace)";
+  }
+  return /kernel version|minimum requirements/i.test(termination)
     ? "\n# the node kernel is below 5.10: move the gateway to a newer node or upgrade the kernel (see ENV-05)"
     : "";
 }
@@ -202,22 +239,29 @@ export const GW_01: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "deployments", "pods"],
-  optionalReads: ["events"],
+  optionalReads: ["events", "nodes"],
   explain: {
     reads:
       "GatewayServer/GatewayClient labelled liqo.io/remote-cluster-id=<peer>; Deployment gw-<name> and its " +
       "pods (labels networking.liqo.io/component=gateway, gateway-name=<name>) in the gateway namespace; " +
       "container states of gateway, wireguard, geneve; ForeignCluster status.modules.networking.enabled; " +
-      "when readable, the Warning events of the gateway pods (shown with a failure or warning).",
+      "when readable, the Warning events of the gateway pods (shown with a failure or warning) and the Node " +
+      "the gateway pod is bound to (Ready condition, unreachable taint); for a container that is not running " +
+      "or restarted lately, a bounded read of its log (the previous instance after a restart: the gateway " +
+      'writes why it stopped there, e.g. the kernel-version refusal or "cannot create wireguard interface").',
     decides:
       "fail: no gateway object for a peer with networking enabled, Deployment missing or at 0 replicas, " +
-      "no pod, pod not running (Pending/Unschedulable), a container not running (CrashLoopBackOff, last " +
-      "termination shown). warn: a container restarted within the last hour, or fewer replicas ready than " +
+      "no pod, the gateway pod bound to a NotReady node (its status is stale; see ENV-07, which names the " +
+      "node), pod not running (Pending/Unschedulable), a container not running (CrashLoopBackOff: last " +
+      "termination and the last error line of its log cited, up to 5 error lines — else the last 3 lines — " +
+      "as evidence; a log that cannot be read says why, e.g. the missing get pods/log permission). warn: a " +
+      "container restarted within the last hour (its log cited the same way), or fewer replicas ready than " +
       "desired. Gateway containers have no readiness probe, so Ready only means running. skip: networking " +
       "module disabled for this peer.",
     fixes:
       "Read the previous logs of the failing container (kubectl logs --previous), describe the pod for " +
-      "scheduling problems, and re-create the network (liqoctl network connect / liqoctl peer) when the " +
+      "scheduling problems, bring back (or leave) a NotReady node and delete the gateway pod bound to it so " +
+      "it is rescheduled, and re-create the network (liqoctl network connect / liqoctl peer) when the " +
       "gateway objects are gone.",
   },
   hops: ["gateway"],

@@ -76,3 +76,76 @@ Deno.test("GW-01: recent restart warns; old restart passes", async () => {
   wg.lastState.terminated.finishedAt = "2026-11-29T02:20:00Z";
   assert.equal((await run("GW-01", objs)).status, "pass");
 });
+
+Deno.test("GW-01: a crash-looping container's log is read (previous instance) and its error line cited", async () => {
+  const { scriptedProbes } = await import("../../tests/support/fixtures.ts");
+  const objs = await milan();
+  const wg = container(find(objs, "Pod", MILAN_POD, MILAN_NS), "wireguard");
+  wg.ready = false;
+  wg.restartCount = 4;
+  wg.state = { waiting: { reason: "CrashLoopBackOff" } };
+  wg.lastState = { terminated: { reason: "Error", exitCode: 1 } };
+  const asked: string[] = [];
+  const probes = scriptedProbes({
+    logs: (_c, ns, pod, c, previous) => {
+      asked.push(`${ns}/${pod}/${c} previous=${previous}`);
+      return {
+        ok: true,
+        namespace: ns,
+        pod,
+        container: c,
+        previous,
+        via: "api",
+        matched: true,
+        totalLines: 3,
+        lines: [
+          "E1130 02:26:41.020771       1 netlink.go:64] cannot create wireguard interface: operation not supported",
+        ],
+      };
+    },
+  });
+  const o = await run("GW-01", objs, { probes });
+  assert.equal(o.status, "fail");
+  assert.deepEqual(asked, [`${MILAN_NS}/${MILAN_POD}/wireguard previous=true`]);
+  assert.match(o.summary, /log: "cannot create wireguard interface: operation not supported"/);
+  assert.match(text(o), /log of wireguard \(previous instance, last 1 error line\):/);
+  assert.match(o.remediation!, /implementation=userspace/);
+});
+
+Deno.test("GW-01: an unreadable log says why and the summary stands without it", async () => {
+  const { scriptedProbes } = await import("../../tests/support/fixtures.ts");
+  const objs = await milan();
+  const wg = container(find(objs, "Pod", MILAN_POD, MILAN_NS), "wireguard");
+  wg.ready = false;
+  wg.state = { waiting: { reason: "CrashLoopBackOff" } };
+  const probes = scriptedProbes({
+    logs: (_c, namespace, pod, c) => ({
+      ok: false,
+      namespace,
+      pod,
+      container: c,
+      reason: "forbidden",
+      message: `missing permission: get pods/log in namespace ${namespace}`,
+    }),
+  });
+  const o = await run("GW-01", objs, { probes });
+  assert.equal(o.status, "fail");
+  assert.doesNotMatch(o.summary, /log:/);
+  assert.match(
+    text(o),
+    /log of wireguard: not readable — missing permission: get pods\/log in namespace liqo-tenant-rome/,
+  );
+});
+
+Deno.test("GW-01: a gateway pod on a NotReady node fails naming the node (see ENV-07)", async () => {
+  const { loseNode } = await import("../env/support_test.ts");
+  const objs = await milan();
+  loseNode(find(objs, "Node", "milan-worker-2"));
+  const o = await run("GW-01", objs);
+  assert.equal(o.status, "fail");
+  assert.match(
+    o.summary,
+    /gateway pod gw-rome-4b2a9e-5b8f9c7d6b-w2kxm is on NotReady node milan-worker-2 \(see ENV-07\): NotReady for 7m0s/,
+  );
+  assert.match(o.remediation!, /delete pod gw-rome-4b2a9e-5b8f9c7d6b-w2kxm --force/);
+});

@@ -5,10 +5,11 @@
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Service } from "../../liqo/views/core.ts";
-import { activeGatewayPod, type GatewayRef, nodeReady } from "../../liqo/lookups.ts";
+import { activeGatewayPod, type GatewayRef, liqoVersionOf, nodeReady } from "../../liqo/lookups.ts";
 import { type Endpoint, endpointOf, formatEndpoint, preferredNodeAddress } from "../../liqo/endpoints.ts";
 import { gatewayService, serverOnly, servicePort } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
+import { hostnameFirstRisk, hostnameLines } from "../common/endpoint_names.ts";
 
 /** What GatewayServer.status.endpoint should say given the Service (FACTS §2.3). */
 function expectedServerEndpoint(
@@ -50,7 +51,7 @@ function sameSet(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
 }
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   const l = serverOnly(ctx);
   if ("outcome" in l) return l.outcome;
   const { gw } = l;
@@ -73,6 +74,7 @@ function run(ctx: CheckContext): Outcome {
       `WgGatewayServer ${gw.name} status.endpoint: ${formatEndpoint(endpointOf(wg.status?.endpoint))}`,
     );
   }
+  evidence.push(...await hostnameLines(ctx, "advertised address", status));
   const cm = `kubectl -n ${ctx.cluster.liqoNamespace ?? "liqo"}`;
   const refresh = `${cm} logs deploy/liqo-controller-manager | grep -i ${gw.name}\n` +
     `${cm} rollout restart deploy/liqo-controller-manager   # re-reconciles status.endpoint from the Service`;
@@ -96,6 +98,25 @@ function run(ctx: CheckContext): Outcome {
   const addrOk = sameSet(status.addresses, exp.endpoint.addresses);
   const portOk = status.port === exp.endpoint.port;
   if (addrOk && portOk) {
+    // Only addresses[0] is dialled: a hostname first hides the IPs after it from old clients. With both
+    // kubeconfigs GW-04 judges it with the client's own version; here this cluster's version stands in.
+    const risk = hostnameFirstRisk(
+      status,
+      ctx.remote ? liqoVersionOf(ctx.remote.inv) : liqoVersionOf(ctx.cluster.inv),
+      ctx.remote
+        ? `the client ${ctx.remote.name}'s controller-manager image`
+        : "this cluster's controller-manager image; the client usually runs the same",
+    );
+    if (risk) evidence.push(risk.line);
+    if (risk?.certain && !ctx.remote) {
+      return {
+        status: "warn",
+        summary: `GatewayServer ${gw.name} advertises ${formatEndpoint(status)}: ${risk.summary}`,
+        evidence,
+        remediation: risk.remediation,
+      };
+    }
+    if (risk?.certain) evidence.push("what the client actually dials is judged by GW-04");
     return {
       status: "pass",
       summary: `advertised endpoint ${formatEndpoint(status)} matches the Service`,
@@ -129,10 +150,16 @@ export const GW_03: CheckDef = {
       'ExternalIP > InternalDNS > InternalIP > Hostname, "" when NotReady) + nodePort, ClusterIP the cluster IPs.',
     decides:
       "Server side only. fail: status.endpoint missing, an empty address (NotReady node), or addresses/port " +
-      "that differ from what the Service exposes now (stale). skip: NodePort without a running gateway pod.",
+      "that differ from what the Service exposes now (stale). warn (one kubeconfig): a hostname listed " +
+      "before an IP on Liqo before v1.2 (controller-manager image tag), whose client gateway dials only " +
+      "addresses[0] and so never tries the IPs when the name does not resolve in its cluster — with both " +
+      "kubeconfigs GW-04 judges that with the client's version. Hostname addresses are resolved from this " +
+      "host as evidence (only with network probes on; a missing --allow-net permission is an evidence " +
+      "line). skip: NodePort without a running gateway pod.",
     fixes:
       "The controller-manager rewrites status.endpoint from the Service: check its logs, restart it; then " +
-      "update the peer's GatewayClient (GW-04).",
+      "update the peer's GatewayClient (GW-04). Hostname first: make sure it resolves in the client " +
+      "cluster, or have the client dial the IP (--gw-client-address).",
   },
   hops: ["gateway"],
   run,

@@ -4,11 +4,12 @@
  * GatewayServer status.endpoint; a private server endpoint with another dialled address is a NAT override.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import { gatewayOf, type GatewayRef, liqoNamespaceOf } from "../../liqo/lookups.ts";
+import { gatewayOf, type GatewayRef, liqoNamespaceOf, liqoVersionOf } from "../../liqo/lookups.ts";
 import { isPrivate, parseIPv4 } from "../../probes/cidr.ts";
 import { containerArgs } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { kubectlIn } from "../common/commands.ts";
+import { hostnameFirstRisk, hostnameLines } from "../common/endpoint_names.ts";
 
 interface Side {
   cluster: string;
@@ -52,7 +53,7 @@ function allPrivate(addresses: string[]): boolean {
   return addresses.length > 0 && addresses.every((a) => parseIPv4(a) !== null && isPrivate(a));
 }
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   const s = dualSides(ctx);
   if ("outcome" in s) return s.outcome;
   const { server, client } = s;
@@ -76,6 +77,15 @@ function run(ctx: CheckContext): Outcome {
     } --endpoint-port=${argPort ?? "(absent)"}`,
   ];
   if (spec && spec.addresses.length > 1) evidence.push(`only addresses[0] (${specAddr}) is dialled`);
+  evidence.push(...await hostnameLines(ctx, `${client.cluster} dials`, spec));
+  // A hostname before an IP: a client before v1.2 dials only the name (judged with the client's version).
+  const risk = hostnameFirstRisk(
+    spec,
+    liqoVersionOf(client.inv),
+    `${client.cluster}'s controller-manager image`,
+    { namespace: client.gw.namespace },
+  );
+  if (risk) evidence.push(risk.line);
   const fixClient =
     `# on ${client.cluster} (the client), point the GatewayClient at the server's endpoint:\n` +
     `${
@@ -108,6 +118,14 @@ function run(ctx: CheckContext): Outcome {
     };
   }
   if (srv.addresses.includes(specAddr) && specPort === srv.port) {
+    if (risk?.certain) {
+      return {
+        status: "warn",
+        summary: `client dials ${specAddr}:${specPort}, which the server advertises, but ${risk.summary}`,
+        evidence,
+        remediation: risk.remediation,
+      };
+    }
     return {
       status: "pass",
       summary: `client dials ${specAddr}:${specPort}, which the server advertises`,
@@ -162,10 +180,15 @@ export const GW_04: CheckDef = {
       "args disagree with the GatewayClient, or the client dials something else while the server advertises a " +
       "public address (stale endpoint after the server's address changed). warn (deliberate NAT): the server " +
       "advertises only private addresses and the client, consistently configured, dials another address — " +
-      "the documented --gw-client-address/--gw-client-port override (advanced/nat.md).",
+      "the documented --gw-client-address/--gw-client-port override (advanced/nat.md); a hostname listed " +
+      "before an IP in the client's endpoint on a client running Liqo before v1.2 (controller-manager image " +
+      "tag), which dials only addresses[0] and never tries the IPs when the name does not resolve. Hostnames " +
+      "are resolved from this host as evidence (network probes on only; no --allow-net permission is an " +
+      "evidence line, never an error).",
     fixes:
       "Patch the GatewayClient endpoint to the server's status.endpoint or re-run liqoctl network connect / " +
-      "liqoctl peer; for NAT, verify the port mapping.",
+      "liqoctl peer; for NAT, verify the port mapping; for a hostname first, make sure it resolves in the " +
+      "client cluster or dial the IP (--gw-client-address).",
   },
   hops: ["gateway"],
   run,

@@ -10,6 +10,8 @@ import { PRECISE_UDP_UNAVAILABLE } from "../../probes/udp.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { lookupGateway } from "../common/gateway.ts";
 import { tunnelUpProof } from "../common/tunnel_state.ts";
+import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
+import { isHostname } from "../../liqo/endpoints.ts";
 
 function run(ctx: CheckContext): Promise<Outcome> | Outcome {
   const l = lookupGateway(ctx);
@@ -43,8 +45,13 @@ async function probeUdp(
   peerId: string,
   gw: Parameters<typeof tunnelUpProof>[1],
 ): Promise<Outcome> {
-  const [r, proof] = await Promise.all([ctx.probes.udp(host, port), tunnelUpProof(ctx, gw, peerId)]);
+  const [r, proof, dns] = await Promise.all([
+    ctx.probes.udp(host, port),
+    tunnelUpProof(ctx, gw, peerId),
+    isHostname(host) ? resolveFromHere(ctx, host) : Promise.resolve(null),
+  ]);
   const evidence = [`${field}: ${host}:${port}`, `from this host: ${r.outcome} — ${r.detail}`];
+  if (dns) evidence.push(hostnameLine("the endpoint", host, dns));
   if (proof) evidence.push(`tunnel up: ${proof}`);
   const nc = `nc -u -v ${host} ${port}`;
   if (r.outcome === "reply") {
@@ -117,7 +124,7 @@ export const GW_05: CheckDef = {
       "no permission) passes and a refusal warns (this host's path is blocked, the peer's works). Otherwise: " +
       "fail on an ICMP port-unreachable (refused); unknown on silence (WireGuard ignores unauthenticated " +
       "packets — ICMP refusals are only visible with --udp-precise) or when the probe cannot run. skip with " +
-      "--no-network-probes and on snapshots.",
+      "--no-network-probes and on snapshots. A hostname endpoint is also resolved from here, as evidence.",
     fixes:
       "On a refusal check the Service/NodePort mapping and firewalls on the path to the endpoint; test by " +
       "hand with nc -u.",

@@ -5,17 +5,25 @@
 import type { CheckContext, ClusterView, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
 import type { Connection } from "../../liqo/views/networking.ts";
-import type { WgEvidence, WgInterface } from "../../probes/hub.ts";
-import { activeGatewayPod, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import type { WgEvidence, WgInterface, WgPeer } from "../../probes/hub.ts";
+import { activeGatewayPod, formatAge, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { nodeDownText, podNodeDown } from "../../liqo/lookups.ts";
 import {
+  handshakeAgeSeconds,
   PEER_FIELDS,
+  type PeerRate,
+  rates,
   TUNNEL_PREFIX,
   tunnelInterfaces,
   unreadableCounters,
   unreadableField,
 } from "../../probes/wireguard.ts";
-import { lookupGateway } from "../common/gateway.ts";
+import { pingDisabled } from "../../liqo/args.ts";
+import { endpointOf, formatEndpoint, isHostname } from "../../liqo/endpoints.ts";
+import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
 import { kubectlIn } from "../common/commands.ts";
+import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
+import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
 
 /** The gateway kinds every tunnel check reads. */
 export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
@@ -50,11 +58,21 @@ export async function liveWireguard(
   return { ev, pod };
 }
 
-function execUnknown(ev: Extract<WgEvidence, { ok: false }>, what: string): Outcome {
+function execUnknown(
+  ev: Extract<WgEvidence, { ok: false }>,
+  what: string,
+  pod?: Pod,
+  view?: ClusterView,
+): Outcome {
+  // "error dialing backend": the API server cannot reach the kubelet — name the node when it is lost.
+  const down = pod && view ? podNodeDown(view.inv, pod) : null;
+  const onNode = down
+    ? ` — the pod is on NotReady node ${down.name} (${nodeDownText(down, view!.now)}, see ENV-07)`
+    : "";
   return {
     status: "unknown",
-    summary: `${what}: cannot run wg in ${ev.namespace}/${ev.pod} (${ev.reason}: ${ev.message})`,
-    evidence: [`exec of wg show all dump in container wireguard: ${ev.message}`],
+    summary: `${what}: cannot run wg in ${ev.namespace}/${ev.pod} (${ev.reason}: ${ev.message})${onNode}`,
+    evidence: [`exec of wg show all dump in container wireguard: ${ev.message}${onNode}`],
     remediation: `# run by hand (needs create on pods/exec):\n${wgCommand(ev.namespace, ev.pod)}`,
   };
 }
@@ -148,9 +166,265 @@ export async function liveTunnels(
   const live = await liveWireguard(ctx, l.gw);
   if ("none" in live) return { outcome: { status: "skip", summary: live.none } };
   const { ev } = live;
-  if (!ev.ok) return { outcome: execUnknown(ev, what) };
+  if (!ev.ok) return { outcome: execUnknown(ev, what, live.pod, ctx.cluster) };
   const tunnels = tunnelsOrOutcome(ev, what);
   if (!Array.isArray(tunnels)) return { outcome: tunnels };
   const unreadable = unreadableOutcome(ev, tunnels, reading, what);
   return unreadable ? { outcome: unreadable } : { gw: l.gw, ev, tunnels };
+}
+
+/**
+ * What the handshake age and the two counter samples say about one WireGuard peer:
+ * - `never`: no handshake ever (the endpoint, the UDP path or the keys);
+ * - `stopped`: the handshake is stale, rx frozen while tx still rises (the return path — a NAT mapping
+ *   or a stateful firewall — expired);
+ * - `silent`: the handshake is stale and nothing moves either way;
+ * - `stale`: the handshake is stale, counter movement unknown (one sample) or inconclusive;
+ * - `outbound-only` / `inbound-only`: a fresh handshake, traffic in one direction only;
+ * - `idle`: a fresh handshake, nothing moves; `flowing`: both directions move.
+ * TUN-02 tells the handshake stories (never, stopped, silent, stale), TUN-03 the direction of the
+ * traffic under a fresh handshake; TUN-01 borrows the headline when its Connection is down.
+ */
+export type WgStoryKind =
+  | "never"
+  | "stopped"
+  | "silent"
+  | "stale"
+  | "outbound-only"
+  | "inbound-only"
+  | "idle"
+  | "flowing";
+
+/** The story of one tunnel peer, with a headline a user understands at 2 a.m. */
+export interface PeerStory {
+  kind: WgStoryKind;
+  interface: string;
+  publicKey: string;
+  /** Seconds since the latest handshake; null = never. */
+  ageSeconds: number | null;
+  /** Counter movement between the two samples; null with one sample or unreadable counters. */
+  rate: PeerRate | null;
+  /** One sentence: what happened, since when, and where to look. Empty for `flowing`/`idle`. */
+  headline: string;
+}
+
+/** True for the stories in which the tunnel carries no traffic back (TUN-02's failures). */
+export function handshakeFailure(k: WgStoryKind): boolean {
+  return k === "never" || k === "stopped" || k === "silent" || k === "stale";
+}
+
+function bytes(n: number | bigint | null): string {
+  return n === null ? "?" : `${n} B`;
+}
+
+function movement(r: PeerRate): string {
+  return `rx +${r.rxDelta} B, tx +${r.txDelta} B in ${r.seconds.toFixed(1)}s`;
+}
+
+/** Where this gateway meets the peer, in words: the endpoint it dials (client) or advertises (server). */
+export function endpointPhrase(gw: GatewayRef): string {
+  if (gw.role === "client") {
+    return `the server at ${
+      formatEndpoint(endpointOf(gw.object.spec?.endpoint))
+    } (GatewayClient spec.endpoint)`;
+  }
+  return `the client, which should reach ${
+    formatEndpoint(endpointOf(gw.object.status?.endpoint))
+  } (GatewayServer status.endpoint)`;
+}
+
+/** Classifies one peer from its latest handshake and (when known) its counter movement. */
+export function classifyPeer(
+  itf: string,
+  p: WgPeer,
+  rate: PeerRate | null,
+  nowMs: number,
+  gw: GatewayRef,
+): PeerStory {
+  const age = handshakeAgeSeconds(p, nowMs);
+  const base = { interface: itf, publicKey: p.publicKey, ageSeconds: age, rate };
+  const r = rate && !rate.reset ? rate : null;
+  const towards = p.endpoint ? ` toward ${p.endpoint}` : "";
+  if (age === null) {
+    const nothing = gw.role === "client" ? "nothing has ever come back" : "nothing has ever arrived from it";
+    const back = p.rxBytes === 0 || p.rxBytes === 0n ? `${nothing} (rx 0 B)` : `rx ${bytes(p.rxBytes)}`;
+    const out = r && r.txDelta > 0
+      ? `, handshake attempts still go out (tx +${r.txDelta} B in ${r.seconds.toFixed(1)}s)`
+      : "";
+    return {
+      ...base,
+      kind: "never",
+      headline: `WireGuard never completed a handshake with ${endpointPhrase(gw)}: ${back}${out} — ` +
+        "the endpoint, the UDP path or the keys",
+    };
+  }
+  const ago = formatAge(age * 1000);
+  if (age > HANDSHAKE_MAX_AGE_S) {
+    if (r && r.rxDelta === 0 && r.txDelta > 0) {
+      return {
+        ...base,
+        kind: "stopped",
+        headline:
+          `the tunnel worked, then stopped receiving ${ago} ago (last handshake): rx frozen at ${
+            bytes(p.rxBytes)
+          } while tx still rises${towards} (+${r.txDelta} B in ${r.seconds.toFixed(1)}s) — the return path ` +
+          "expired (a NAT mapping or a stateful firewall dropped the flow)",
+      };
+    }
+    if (r && r.rxDelta === 0 && r.txDelta === 0) {
+      return {
+        ...base,
+        kind: "silent",
+        headline:
+          `the tunnel worked, then went silent: last handshake ${ago} ago, no traffic either way now ` +
+          `(rx ${bytes(p.rxBytes)}, tx ${bytes(p.txBytes)} frozen) — nothing is sent through it any more`,
+      };
+    }
+    return {
+      ...base,
+      kind: "stale",
+      headline: `last handshake ${ago} ago: the tunnel stopped working about ${ago} ago${
+        r ? ` (${movement(r)})` : ""
+      }`,
+    };
+  }
+  if (r && r.rxDelta === 0 && r.txDelta > 0) {
+    return {
+      ...base,
+      kind: "outbound-only",
+      headline:
+        `one-way traffic, outbound only: packets leave${towards} (tx +${r.txDelta} B in ${
+          r.seconds.toFixed(1)
+        }s) but nothing comes back (rx +0 B) — the return path drops UDP; the last handshake was ${ago} ago, ` +
+        `so it broke less than ${ago} ago`,
+    };
+  }
+  if (r && r.txDelta === 0 && r.rxDelta > 0) {
+    return {
+      ...base,
+      kind: "inbound-only",
+      headline:
+        `one-way traffic, inbound only: packets arrive (rx +${r.rxDelta} B in ${
+          r.seconds.toFixed(1)
+        }s) but none leave (tx +0 B) — this gateway receives and does not answer (routing or firewall in the ` +
+        "gateway pod, or its pinger is off)",
+    };
+  }
+  if (r && r.rxDelta === 0 && r.txDelta === 0) return { ...base, kind: "idle", headline: "" };
+  return { ...base, kind: "flowing", headline: "" };
+}
+
+/** The stories of every peer of the tunnel interfaces (counter movement from the two samples when both exist). */
+export function peerStories(
+  ev: Extract<WgEvidence, { ok: true }>,
+  tunnels: WgInterface[],
+  gw: GatewayRef,
+): PeerStory[] {
+  // Ages are read at the first sample (as TUN-02's evidence prints them); movement spans both samples.
+  const rs = ev.second ? rates(ev.first, ev.second) : [];
+  const out: PeerStory[] = [];
+  for (const itf of tunnels) {
+    for (const p of itf.peers) {
+      const rate = rs.find((r) => r.interface === itf.name && r.publicKey === p.publicKey) ?? null;
+      out.push(classifyPeer(itf.name, p, rate, ev.first.takenAt, gw));
+    }
+  }
+  return out;
+}
+
+/** Evidence about the endpoint when the tunnel never came up: hostname resolution, a missing wg endpoint. */
+export async function neverWorkedEvidence(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  peers: WgPeer[],
+): Promise<string[]> {
+  const out: string[] = [];
+  if (gw.role !== "client") {
+    out.push(
+      "server side: the client initiates the handshake; nothing valid reached this gateway (compare GW-03/GW-04 " +
+        "and the client's own TUN-02)",
+    );
+    return out;
+  }
+  const host = endpointOf(gw.object.spec?.endpoint)?.addresses[0];
+  if (host && isHostname(host)) {
+    out.push(hostnameLine("the dialled address", host, await resolveFromHere(ctx, host)));
+    if (peers.some((p) => !p.endpoint)) {
+      out.push(`wg has no endpoint for the peer: the gateway never resolved ${host} in its pod`);
+    }
+  }
+  return out;
+}
+
+/** Remediation of a tunnel that never completed a handshake. */
+export function neverWorkedFix(gw: GatewayRef, ns: string, pod: string): string {
+  const ep = endpointOf(gw.role === "client" ? gw.object.spec?.endpoint : gw.object.status?.endpoint);
+  const host = ep?.addresses[0] ?? "<endpoint>";
+  const port = ep?.port ?? 51840;
+  return `# never worked: check, in order, the endpoint, the UDP path and the keys\n` +
+    `# 1. endpoint: the client dials what the server advertises (GW-03, GW-04); a hostname must resolve in the pod\n` +
+    `# 2. UDP path: UDP ${port} open end to end toward ${host} (security groups, firewalls, LB UDP support):\n` +
+    `nc -u -v ${host} ${port}\n` +
+    `# 3. keys: each side's PublicKey is the other gateway's key (TUN-04)\n` +
+    `${kubectlIn(ns)} logs ${pod} -c wireguard`;
+}
+
+/** Remediation of a tunnel that worked and then stopped receiving (the return path expired). */
+export function stoppedFix(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  ns: string,
+  pod: string,
+  story: PeerStory,
+): string {
+  let pingOff = false;
+  try {
+    pingOff = pingDisabled(gatewayDeployment(ctx, gw)?.spec?.template?.spec);
+  } catch {
+    // deployments unreadable: say both
+  }
+  const keepalive = pingOff
+    ? "# keepalive: Liqo sets no WireGuard persistent-keepalive and this gateway's pinger is off " +
+      "(--ping-enabled=false),\n#   so nothing keeps the NAT mapping alive while idle: re-enable the pinger, or set " +
+      "a keepalive (lost on restart):"
+    : "# keepalive: Liqo sets no WireGuard persistent-keepalive; its 2 s in-tunnel pinger normally keeps NAT " +
+      "state alive,\n#   so the mapping was dropped or changed (NAT/firewall restart, new public address); a " +
+      "keepalive (lost on restart):";
+  return `# the return path expired: a NAT mapping or a stateful firewall no longer forwards the replies\n` +
+    `${keepalive}\n` +
+    `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg set ${story.interface} peer ${story.publicKey} ` +
+    `persistent-keepalive 25\n` +
+    `# NAT/firewall: check the UDP idle timeout (conntrack) and whether the client's public address/port changed;\n` +
+    `# restarting the client gateway re-handshakes from a fresh mapping:\n` +
+    (gw.role === "client"
+      ? `${kubectlIn(gw.namespace)} rollout restart deploy/${gw.workloadName}`
+      : "# on the client cluster: kubectl -n <tenant namespace> rollout restart deploy/gw-<name>");
+}
+
+/**
+ * The WireGuard story behind a Connection that is not Connected (TUN-01): the first peer whose
+ * handshake never completed, went stale or stopped receiving; null when the live state is unreadable
+ * or tells nothing more. Never throws.
+ */
+export async function downStory(
+  ctx: CheckContext,
+  gw: GatewayRef,
+): Promise<{ story: PeerStory; fix: string } | null> {
+  try {
+    const live = await liveWireguard(ctx, gw);
+    if ("none" in live || !live.ev.ok) return null;
+    const ev = live.ev;
+    const tunnels = tunnelInterfaces(ev.first);
+    if (tunnels.length === 0 || unreadableOutcome(ev, tunnels, "handshake", "")) return null;
+    const story = peerStories(ev, tunnels, gw).find((st) => handshakeFailure(st.kind));
+    if (!story) return null;
+    const fix = story.kind === "never"
+      ? neverWorkedFix(gw, ev.namespace, ev.pod)
+      : story.kind === "stopped"
+      ? stoppedFix(ctx, gw, ev.namespace, ev.pod, story)
+      : "";
+    return { story, fix };
+  } catch {
+    return null;
+  }
 }

@@ -127,3 +127,12 @@ Deno.test("a peer line whose key cannot be read: TUN-04 unknown (not fail), TUN-
   assert.equal(absent.status, "fail");
   assert.match(absent.summary, /wg peers do not include/);
 });
+
+Deno.test("a peer line cut to the interface's column count: TUN-04 unknown, never a false fail", async () => {
+  // Shrunk by tests/fuzz/wg_fuzz_test.ts: `liqo-tunnel KEY (none) (none) (none` was read as a second
+  // interface line, dropping the peer without a note (TUN-04: "wg peers do not include").
+  const cut = peer({ endpoint: "(none)" }).split("\t").slice(0, 4).join("\t") + "\t(none";
+  const t4 = await run("TUN-04", await rome(), { probes: dumps([cut]) });
+  assert.equal(t4.status, "unknown", text(t4));
+  assert.match(t4.summary, /key presence cannot be decided/);
+});

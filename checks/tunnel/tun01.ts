@@ -10,12 +10,14 @@ import {
   formatAge,
   gatewayOf,
   type GatewayRef,
+  nodeDownText,
+  podNodeDown,
   REMOTE_ID_LABEL,
 } from "../../liqo/lookups.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { connectionOf, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand } from "./shared.ts";
+import { connectionOf, downStory, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 
 /** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
@@ -48,7 +50,7 @@ function remoteConnectionLine(ctx: CheckContext): string | null {
   }
 }
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   const l = lookupGateway(ctx);
   if ("outcome" in l) return l.outcome;
   const { gw, peerId } = l;
@@ -83,12 +85,24 @@ function run(ctx: CheckContext): Outcome {
       };
     }
     if (age > CONNECTION_STALE_MS) {
+      // A gateway pod bound to a lost node cannot update it: say it is that node's (ENV-07).
+      const gwPod = activeGatewayPod(ctx.cluster.inv, gw);
+      const down = gwPod ? podNodeDown(ctx.cluster.inv, gwPod) : null;
       return {
         status: "fail",
         summary: `Connected status is stale: last pinger update ${
           formatAge(age)
-        } ago — gateway not updating it`,
-        evidence,
+        } ago — gateway not updating it${
+          down ? ` (its pod is on NotReady node ${down.name}, see ENV-07)` : ""
+        }`,
+        evidence: down
+          ? [
+            ...evidence,
+            `gateway pod ${gwPod!.metadata.name} on node ${down.name}: ${
+              nodeDownText(down, ctx.cluster.now)
+            }`,
+          ]
+          : evidence,
         remediation: `${kubectlIn(gw.namespace)} get pods -o wide\n${logs}`,
       };
     }
@@ -98,12 +112,16 @@ function run(ctx: CheckContext): Outcome {
       evidence,
     };
   }
+  // The live WireGuard state says why a Connection is down (never worked, stopped receiving): the
+  // diagnosis then tells the story a user needs, TUN-02 gives the detail.
+  const wg = value === "Connected" ? null : await downStory(ctx, gw);
+  const why = wg ? `: ${wg.story.headline}` : "";
   if (value === "Connecting") {
     return {
       status: "fail",
       summary: `Connection ${conn.metadata.name} stuck Connecting (created ${
         formatAge(ageMs(ctx.cluster.now, conn.metadata.creationTimestamp))
-      } ago): the tunnel never came up`,
+      } ago)${wg ? why : ": the tunnel never came up"}`,
       evidence: [
         ...evidence,
         ...(gw.role === "client"
@@ -120,7 +138,7 @@ function run(ctx: CheckContext): Outcome {
         "likely causes: endpoint unreachable or UDP blocked on the path (GW-05), WireGuard key mismatch (TUN-04), " +
         "the peer's gateway down",
       ],
-      remediation: `${logs}\n${
+      remediation: `${wg?.fix ? `${wg.fix}\n` : ""}${logs}\n${
         wgCommand(
           gw.namespace,
           activeGatewayPod(ctx.cluster.inv, gw)?.metadata.name ?? `deploy/${gw.workloadName}`,
@@ -132,9 +150,9 @@ function run(ctx: CheckContext): Outcome {
     status: "fail",
     summary: `Connection ${conn.metadata.name} is ${
       value ?? "without status"
-    }: the in-tunnel pinger lost the peer`,
+    }: the in-tunnel pinger lost the peer${why}`,
     evidence: [...evidence, "the pinger declares the peer lost after 5 missed pings (10 s)"],
-    remediation: logs,
+    remediation: wg?.fix ? `${wg.fix}\n${logs}` : logs,
   };
 }
 
@@ -186,15 +204,22 @@ export const TUN_01: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "connections", "publickeies", "deployments"],
+  // The live wg state (active gateway pod) explains a Connection that is down, when readable; the
+  // gateway pod's Node says whether a stale status is a lost node's.
+  optionalReads: ["pods", "nodes"],
   explain: {
     reads:
       "Connection gw-<name> (label liqo.io/remote-cluster-id) in the gateway namespace: status.value and " +
-      "status.latency.timestamp; in dual mode the other side's Connection as evidence.",
+      "status.latency.timestamp; in dual mode the other side's Connection as evidence; when it is not " +
+      "Connected, the live `wg show` of the active gateway pod (handshake age, counters) to say why.",
     decides:
       `pass: Connected with a pinger update younger than ${CONNECTION_STALE_MS / 1000} s. fail: Connected ` +
-      "but stale (the gateway stopped updating it), Connecting (tunnel never came up), Error (peer lost), or no " +
+      "but stale (the gateway stopped updating it; when the gateway pod sits on a NotReady node, that node is " +
+      "named — see ENV-07), Connecting (tunnel never came up), Error (peer lost), or no " +
       "Connection at all (no PublicKey accepted, or the endpoint hostname never resolved).",
-    fixes: "Read the wireguard and gateway container logs; follow GW-05 (UDP path) and TUN-04 (keys).",
+    fixes: "Read the wireguard and gateway container logs; follow GW-05 (UDP path) and TUN-04 (keys). A " +
+      "Connection that is down borrows TUN-02's WireGuard story (never completed a handshake: endpoint, UDP " +
+      "path, keys; stopped receiving N ago: the return path — NAT mapping or stateful firewall — expired).",
   },
   hops: ["wireguard"],
   run,

@@ -39,3 +39,17 @@ Deno.test("TUN-01: no Connection lists the PublicKeys; ping disabled passes", as
   assert.equal((await run("TUN-01", off)).status, "pass");
   assert.equal((await run("TUN-05", off)).status, "pass");
 });
+
+Deno.test("TUN-01: a stale Connection whose gateway pod sits on a NotReady node names the node", async () => {
+  const { loseNode } = await import("../env/support_test.ts");
+  const objs = await rome();
+  find(objs, "Connection", "gw-milan-8d1f03", ROME_NS).status.latency.timestamp = "2026-11-30T02:16:00Z";
+  loseNode(find(objs, "Node", "rome-worker-1"));
+  const o = await run("TUN-01", objs);
+  assert.equal(o.status, "fail");
+  assert.match(o.summary, /stale.*\(its pod is on NotReady node rome-worker-1, see ENV-07\)/);
+  assert.match(
+    text(o),
+    /gateway pod gw-milan-8d1f03-7c9d5b6f8d-q4xzt on node rome-worker-1: NotReady for 7m0s/,
+  );
+});

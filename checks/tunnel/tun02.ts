@@ -3,18 +3,25 @@
  * `wg show all dump` in the active gateway pod).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
-import { formatAge } from "../../liqo/lookups.ts";
 import { handshakeAgeSeconds } from "../../probes/wireguard.ts";
-import { GW_KINDS, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+import {
+  GW_KINDS,
+  handshakeFailure,
+  liveTunnels,
+  neverWorkedEvidence,
+  neverWorkedFix,
+  peerStories,
+  shortKey,
+  stoppedFix,
+  wgCommand,
+} from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
-
-/** A WireGuard handshake older than this means the tunnel is down (WireGuard rekeys every 2 min). */
-const HANDSHAKE_MAX_AGE_S = 180;
+import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 
 async function run(ctx: CheckContext): Promise<Outcome> {
   const live = await liveTunnels(ctx, "handshake unknown", "handshake");
   if ("outcome" in live) return live.outcome;
-  const { ev, tunnels } = live;
+  const { ev, tunnels, gw } = live;
   const evidence: string[] = [];
   const bad: string[] = [];
   const nowMs = ev.first.takenAt;
@@ -28,22 +35,50 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       evidence.push(
         `${itf.name} peer ${shortKey(p.publicKey)} endpoint ${p.endpoint ?? "(none)"}: latest handshake ${
           age === null ? "never" : `${age}s ago`
-        }`,
+        }, rx ${p.rxBytes ?? "?"} B, tx ${p.txBytes ?? "?"} B`,
       );
-      if (age === null) bad.push(`${itf.name}: no handshake ever with ${shortKey(p.publicKey)}`);
-      else if (age > HANDSHAKE_MAX_AGE_S) {
-        bad.push(`${itf.name}: last handshake ${formatAge(age * 1000)} ago`);
-      }
     }
   }
+  const stories = peerStories(ev, tunnels, gw);
+  for (const st of stories) {
+    if (st.rate) {
+      evidence.push(
+        `${st.interface} peer ${
+          shortKey(st.publicKey)
+        }: rx +${st.rate.rxDelta} B, tx +${st.rate.txDelta} B in ${
+          st.rate.seconds.toFixed(1)
+        }s between the two samples`,
+      );
+    }
+  }
+  const failing = stories.filter((st) => handshakeFailure(st.kind));
+  bad.push(...failing.map((st) => (tunnels.length > 1 ? `${st.interface}: ${st.headline}` : st.headline)));
   evidence.push(`via ${ev.via}: ${wgCommand(ev.namespace, ev.pod)}`);
   if (bad.length > 0) {
+    const never = failing.find((st) => st.kind === "never");
+    const stopped = failing.find((st) => st.kind !== "never");
+    if (never) {
+      const peers = tunnels.flatMap((i) => i.peers.filter((p) => p.publicKey === never.publicKey));
+      evidence.push(...await neverWorkedEvidence(ctx, gw, peers));
+    }
+    const fixes = [
+      never ? neverWorkedFix(gw, ev.namespace, ev.pod) : "",
+      stopped?.kind === "stopped" ? stoppedFix(ctx, gw, ev.namespace, ev.pod, stopped) : "",
+      stopped && stopped.kind !== "stopped"
+        ? `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard\n${
+          kubectlIn(ev.namespace)
+        } logs ${ev.pod} -c gateway\n` +
+          "# a stale handshake: the peer's gateway is down, its endpoint changed (GW-03/GW-04) or UDP is now blocked"
+        : "",
+    ].filter((x) => x);
     return {
       status: "fail",
-      summary: `WireGuard handshake stale or missing: ${bad.join("; ")}`,
+      summary: bad.length === 1 ? bad[0] : `WireGuard handshake stale or missing: ${bad.join("; ")}`,
       evidence,
-      remediation: `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard\n` +
-        `# no handshake: UDP toward the server endpoint blocked (GW-05) or keys do not match (TUN-04)`,
+      remediation: fixes.length > 0
+        ? fixes.join("\n")
+        : `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard\n` +
+          `# no handshake: UDP toward the server endpoint blocked (GW-05) or keys do not match (TUN-04)`,
     };
   }
   const ages = tunnels.flatMap((i) => i.peers.map((p) => handshakeAgeSeconds(p, nowMs) ?? 0));
@@ -60,11 +95,22 @@ export const TUN_02: CheckDef = {
   reads: [...GW_KINDS, "pods"],
   explain: {
     reads:
-      "`wg show all dump` exec'd in container wireguard of the active gateway pod (liqo-tunnel* interfaces).",
+      "`wg show all dump` exec'd in container wireguard of the active gateway pod (liqo-tunnel* interfaces), " +
+      "twice --sample-interval apart: each peer's latest handshake and rx/tx counters; the endpoint the " +
+      "gateway dials (GatewayClient) or advertises (GatewayServer), resolved from here when it is a hostname " +
+      "(network probes on only).",
     decides:
-      `fail: a peer without any handshake, or a latest handshake older than ${HANDSHAKE_MAX_AGE_S} s, or no ` +
-      "tunnel interface. unknown: exec not allowed or wg output unusable (the command to run by hand is given).",
-    fixes: "No handshake: UDP blocked toward the server endpoint or mismatched keys.",
+      "fail, telling which story: never worked (no handshake ever, usually rx 0: the endpoint, the UDP path or " +
+      `the keys); worked then stopped (latest handshake older than ${HANDSHAKE_MAX_AGE_S} s, rx frozen while ` +
+      "tx still rises: the return path — a NAT mapping or a stateful firewall — expired; says how long ago from " +
+      "the handshake age); went silent (stale handshake, nothing moves); a stale handshake with one sample; a " +
+      "tunnel interface without a peer, or no tunnel interface. One-way traffic under a fresh handshake is " +
+      "TUN-03's. unknown: exec not allowed or wg output unusable (the command to run by hand is given).",
+    fixes:
+      "Never worked: endpoint (GW-03/GW-04, the hostname resolves in the pod), UDP path (nc -u), keys (TUN-04). " +
+      "Stopped receiving: a NAT/stateful firewall forgot the flow — Liqo sets no persistent keepalive and " +
+      "relies on its 2 s pinger (keep it on, or `wg set … persistent-keepalive 25`), check UDP idle timeouts " +
+      "and public address changes, restart the client gateway.",
   },
   hops: ["wireguard"],
   run,

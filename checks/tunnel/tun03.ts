@@ -6,7 +6,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { rates, TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { gatewayDeployment, serverOf } from "../common/gateway.ts";
-import { GW_KINDS, liveTunnels, shortKey, wgCommand } from "./shared.ts";
+import { GW_KINDS, liveTunnels, peerStories, shortKey, wgCommand } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 
 function rateText(n: number | null): string {
@@ -45,20 +45,38 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   }
   const dep = gatewayDeployment(ctx, gw);
   const pingOff = pingDisabled(dep?.spec?.template?.spec);
-  const outbound = rs.find((r) => r.rxDelta === 0 && r.txDelta > 0);
-  if (outbound) {
+  // Under a fresh handshake (TUN-02 passed) the direction of the traffic is this check's story.
+  const stories = peerStories(ev, live.tunnels, gw);
+  const oneWay = stories.find((st) => st.kind === "outbound-only" || st.kind === "inbound-only") ??
+    // A stale handshake is TUN-02's story (and blocks this check in a run); judged alone, still one-way.
+    stories.find((st) => st.rate && !st.rate.reset && st.rate.rxDelta === 0 && st.rate.txDelta > 0);
+  if (oneWay && oneWay.kind !== "inbound-only") {
     return {
       status: "fail",
-      summary:
-        "outbound only: packets leave but nothing comes back (UDP blocked on the return path / peer cannot reply)",
+      summary: oneWay.kind === "outbound-only"
+        ? oneWay.headline
+        : "one-way traffic, outbound only: packets leave but nothing comes back (the return path drops UDP)",
       evidence,
       remediation:
-        `# capture on the gateway while it sends:\n${
+        `# the peer's replies do not come back: capture on this gateway while it sends\n${
           kubectlIn(ev.namespace)
         } exec ${ev.pod} -c wireguard -- ` +
         `tcpdump -ni any udp port ${
           serverOf(gw)?.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840
-        } -c 20`,
+        } -c 20\n` +
+        "# then on the peer's gateway: do its replies leave? A stateful firewall or NAT on the way drops them",
+    };
+  }
+  if (oneWay?.kind === "inbound-only") {
+    return {
+      status: "fail",
+      summary: oneWay.headline,
+      evidence,
+      remediation:
+        `${kubectlIn(ev.namespace)} logs ${ev.pod} -c gateway\n${wgCommand(ev.namespace, ev.pod)}\n` +
+        (pingOff
+          ? "# the pinger is off (--ping-enabled=false): only application traffic would make tx move"
+          : "# the pinger sends every 2 s: tx frozen means this gateway does not send into the tunnel"),
     };
   }
   const flat = rs.find((r) => r.rxDelta === 0 && r.txDelta === 0);
@@ -97,11 +115,14 @@ export const TUN_03: CheckDef = {
     reads:
       "Two `wg show all dump` samples --sample-interval apart: rx/tx transfer counters of each tunnel peer.",
     decides:
-      "fail: rx flat while tx rises (outbound only), or both flat (the 2 s in-tunnel pinger should always " +
-      "move them); pass with the rates. unknown: only one sample, counters reset, or exec impossible.",
+      "Runs under a fresh handshake (needs TUN-02, which tells the never-worked and stopped-receiving " +
+      "stories). fail: one-way traffic — outbound only (tx rises, rx frozen: the replies do not come back, and " +
+      "the handshake age bounds when it broke) or inbound only (rx rises, tx frozen: this gateway does not " +
+      "answer) — or both flat (the 2 s in-tunnel pinger should always move them); pass with the rates. " +
+      "unknown: only one sample, counters reset, both flat with the pinger off, or exec impossible.",
     fixes:
       "Outbound only: the return path drops UDP (firewall/NAT on the peer side); capture with tcpdump in the " +
-      "gateway pod.",
+      "gateway pod. Inbound only: the gateway's routing/firewall or its pinger; read the gateway container logs.",
   },
   hops: ["wireguard"],
   run,

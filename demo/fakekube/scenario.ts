@@ -9,6 +9,7 @@ import type { K8sObject } from "../../kube/source.ts";
 import type { Status } from "../../checks/types.ts";
 import type { WireguardState } from "./exec.ts";
 import { type FakeCluster, type FakeClusterConfig, kubeconfigFor, startFakeCluster } from "./server.ts";
+import { type FaultRule, FaultRuleSchema } from "./faults.ts";
 import { generateTlsMaterial, shiftPemCertificates } from "./tls.ts";
 
 /** The base examples' time; scenario timestamps are shifted by (now - referenceTime). */
@@ -65,6 +66,7 @@ const ClusterSchema = z.strictObject({
   down: z.boolean().default(false),
   logs: z.record(z.string(), z.string()).optional(),
   missingGroups: z.array(z.string().regex(/\./, "an API group such as ipam.liqo.io")).default([]),
+  faults: z.array(FaultRuleSchema).default([]),
 });
 
 const ExpectedResultSchema = z.union([
@@ -115,6 +117,8 @@ export interface ScenarioCluster {
   logs?: Record<string, string>;
   /** API groups not served (CRDs not installed), e.g. ["ipam.liqo.io"]. */
   missingGroups: string[];
+  /** Injected faults (see faults.ts): path regexps as strings. */
+  faults: FaultRule[];
 }
 
 /** Expected status for one check ID: for every result, or per peer/cluster. */
@@ -435,6 +439,7 @@ export async function buildClusterConfig(
     latencyMs: c.latencyMs,
     ...(c.logs ? { logs: c.logs } : {}),
     ...(c.missingGroups.length ? { missingGroups: c.missingGroups } : {}),
+    ...(c.faults.length ? { faults: c.faults } : {}),
   };
 }
 

@@ -2,9 +2,10 @@
  * A fake Kubernetes API server on 127.0.0.1 that behaves like a real kube-apiserver for what
  * FlyingFish reads: HTTPS with a generated CA and bearer-token auth, discovery, list/get with label
  * and field selectors and pagination, 403/404 Status objects, the exec WebSocket (channel protocol
- * v4/v5) answering `wg show …` from scenario state, and pod logs. It never writes: any other
- * method gets 405 and is logged. It spawns no processes and writes no files, so `flyingfish demo`
- * can run it with only `--allow-net=127.0.0.1`.
+ * v4/v5) answering `wg show …` from scenario state, and pod logs; tests can inject faults per path
+ * (status codes, delays, resets, truncated or malformed lists, exec faults: see faults.ts), the demo
+ * injects none. It never writes: any other method gets 405 and is logged. It spawns no processes
+ * and writes no files, so `flyingfish demo` can run it with only `--allow-net=127.0.0.1`.
  */
 import { stringify } from "yaml";
 import { KINDS } from "../../kube/kinds.ts";
@@ -12,9 +13,17 @@ import type { K8sObject } from "../../kube/source.ts";
 import { type PodWireguardState, runCommand, type WireguardState } from "./exec.ts";
 import { field, type Matcher, parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 import { generateTlsMaterial } from "./tls.ts";
-import { parseProtocols, pickProtocol, streamExec, tokenFromProtocols } from "./websocket.ts";
+import {
+  parseProtocols,
+  pickProtocol,
+  streamExec,
+  streamExecFault,
+  tokenFromProtocols,
+} from "./websocket.ts";
+import { type ExecFault, type FaultRule, FaultTable, LOOP_CONTINUE_TOKEN, transformBody } from "./faults.ts";
 
 export type { PodWireguardState, WireguardState } from "./exec.ts";
+export type { ExecFault, FaultAction, FaultMatch, FaultRule } from "./faults.ts";
 
 /** One request the server received. */
 export interface RequestLogEntry {
@@ -59,6 +68,8 @@ export interface FakeClusterConfig {
    * stalled ones, so tests can sample 100 ms apart without depending on timing.
    */
   execClockStepSeconds?: number;
+  /** Injected faults (tests only, see faults.ts); also settable later with {@link FakeCluster.setFaults}. */
+  faults?: FaultRule[];
 }
 
 /** A running fake cluster. */
@@ -75,6 +86,10 @@ export interface FakeCluster {
   readonly requests: RequestLogEntry[];
   /** A kubeconfig with one cluster/user/context, all named `name`. */
   kubeconfigYaml(): string;
+  /** Replaces the injected faults (see faults.ts); `[]` serves normally again. */
+  setFaults(rules: readonly FaultRule[]): void;
+  /** The requests that got a fault since the last {@link FakeCluster.setFaults} ("GET /path -> type"). */
+  readonly faultHits: readonly string[];
   /** Stops the server (idempotent). */
   close(): Promise<void>;
 }
@@ -257,7 +272,25 @@ function decodeContinue(token: string): number | null {
   }
 }
 
-const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const delay = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((r) => {
+    if (signal?.aborted) return r();
+    const t = setTimeout(r, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), r()), { once: true });
+  });
+
+const REASONS: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  410: "Expired",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
 
 function randomToken(): string {
   const b = crypto.getRandomValues(new Uint8Array(24));
@@ -281,6 +314,13 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
       ? (Date.now() - startedAt) / 1000
       : ++execTicks * cfg.execClockStepSeconds;
   const forbid = new Set(cfg.forbid ?? []);
+  const faults = new FaultTable(cfg.faults ?? []);
+  /** Exec faults of upgrade requests, found by the handler and applied by handleExec. */
+  const execFaults = new WeakMap<Request, ExecFault>();
+  /** Aborted on close: ends held-back (delayed) answers. */
+  const closing = new AbortController();
+  /** Exec sockets left hanging by a fault, closed on close. */
+  const hanging = new Set<WebSocket>();
   let port = 0;
   const listRv = String(
     cfg.objects.reduce((m, o) => Math.max(m, Number(o.metadata.resourceVersion) || 0), 1000) + 1,
@@ -440,6 +480,15 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     // "a,b". Upgrade without it and set the negotiated protocol on the 101 response ourselves.
     const { socket, response } = Deno.upgradeWebSocket(req);
     response.headers.set("sec-websocket-protocol", protocol);
+    const execFault = execFaults.get(req);
+    if (execFault) {
+      if (execFault === "hang") {
+        hanging.add(socket);
+        socket.addEventListener("close", () => hanging.delete(socket));
+      }
+      streamExecFault(socket, protocol, result, execFault);
+      return response;
+    }
     streamExec(socket, protocol, command, result, {
       stdout: url.searchParams.get("stdout") !== "false",
       stderr: url.searchParams.get("stderr") !== "false",
@@ -603,6 +652,48 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     return notFoundResource();
   };
 
+  /** Routes a request through the fault rules (see faults.ts): the first matching rule applies. */
+  const routeWithFaults = async (
+    req: Request,
+    url: URL,
+    query: string,
+    upgrade: boolean,
+  ): Promise<Response> => {
+    const fault = faults.empty ? null : faults.take(req.method, url.pathname, query, upgrade);
+    if (!fault) return route(req, url);
+    switch (fault.type) {
+      case "status": {
+        const res = statusResponse(
+          fault.status,
+          REASONS[fault.status] ?? "InternalError",
+          fault.message ?? `fakekube: injected fault (HTTP ${fault.status})`,
+          {},
+        );
+        if (fault.retryAfterSeconds !== undefined) {
+          res.headers.set("retry-after", String(fault.retryAfterSeconds));
+        }
+        return res;
+      }
+      case "delay":
+        await delay(fault.ms, closing.signal);
+        return route(req, url);
+      case "exec":
+        execFaults.set(req, fault.exec);
+        return route(req, url);
+      case "loop-continue": {
+        const first = new URL(url);
+        first.searchParams.delete("continue");
+        const res = route(req, first);
+        if (res.status !== 200) return res;
+        const body = await res.json();
+        if (typeof body !== "object" || body === null || !Array.isArray(body.items)) return json(body);
+        return json({ ...body, metadata: { ...body.metadata, continue: LOOP_CONTINUE_TOKEN } });
+      }
+      default:
+        return await transformBody(route(req, url), fault);
+    }
+  };
+
   const handler = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const upgrade = (req.headers.get("upgrade") ?? "").toLowerCase() === "websocket";
@@ -631,7 +722,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
           {},
         );
       } else {
-        res = route(req, url);
+        res = await routeWithFaults(req, url, entry.query, upgrade);
       }
     } catch (e) {
       res = statusResponse(500, "InternalError", `fakekube: ${e instanceof Error ? e.message : String(e)}`);
@@ -652,9 +743,19 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     token,
     requests,
     kubeconfigYaml: () => kubeconfigFor(cfg.name, url, tls?.caPem ?? null, token),
+    setFaults: (rules) => faults.set(rules),
+    faultHits: faults.hits,
     close: async () => {
       if (closed) return;
       closed = true;
+      closing.abort();
+      for (const s of hanging) {
+        try {
+          s.close(1001);
+        } catch {
+          // already closing
+        }
+      }
       front?.stopAccepting();
       await server.shutdown();
       await front?.close();

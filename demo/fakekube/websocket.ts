@@ -98,3 +98,56 @@ export function streamExec(
     }
   };
 }
+
+/**
+ * Misbehaves on an upgraded exec socket (fault injection, see faults.ts): `malformed-status` sends
+ * stdout and then a channel-3 frame that is not a Status; `unknown-channel` sends data on channel 7
+ * before a successful status; `close` sends half of stdout and closes without any status; `hang`
+ * sends nothing and keeps the socket open until the server closes it.
+ */
+export function streamExecFault(
+  socket: WebSocket,
+  protocol: string,
+  result: ExecResult,
+  fault: "malformed-status" | "unknown-channel" | "close" | "hang",
+): void {
+  const enc = new TextEncoder();
+  socket.binaryType = "arraybuffer";
+  socket.onmessage = () => {};
+  socket.onerror = () => {};
+  socket.onopen = () => {
+    try {
+      switch (fault) {
+        case "hang":
+          return;
+        case "close":
+          socket.send(encodeFrame(protocol, CHANNEL.stdout, enc.encode(result.stdout.slice(0, 40))));
+          socket.close(1000);
+          return;
+        case "malformed-status":
+          if (result.stdout !== "") {
+            socket.send(encodeFrame(protocol, CHANNEL.stdout, enc.encode(result.stdout)));
+          }
+          socket.send(encodeFrame(protocol, CHANNEL.error, enc.encode('{"metadata":{},"status":"Succ')));
+          socket.close(1000);
+          return;
+        case "unknown-channel":
+          socket.send(encodeFrame(protocol, 7, enc.encode("data on a channel nobody opened")));
+          if (result.stdout !== "") {
+            socket.send(encodeFrame(protocol, CHANNEL.stdout, enc.encode(result.stdout)));
+          }
+          socket.send(
+            encodeFrame(
+              protocol,
+              CHANNEL.error,
+              enc.encode(JSON.stringify({ metadata: {}, status: "Success" })),
+            ),
+          );
+          socket.close(1000);
+          return;
+      }
+    } catch {
+      // client went away
+    }
+  };
+}

@@ -5,8 +5,22 @@
  * websockets use the same loaded `KubeConfig` (client-node's `Exec`).
  */
 import { errorChain, httpStatusOf, ToolError, toToolError } from "../../errors.ts";
-import { createKubeHttp, type KubeGetOptions, type KubeHttpResponse, statusMessage } from "../http.ts";
-import { importClientNode, type KubeConfig, type LoadedKubeConfig, loadKubeConfig } from "../kubeconfig.ts";
+import {
+  afterRetries,
+  createKubeHttp,
+  type KubeGetOptions,
+  type KubeHttpResponse,
+  retriesOf,
+  type RetryPolicy,
+  statusMessage,
+} from "../http.ts";
+import {
+  importClientNode,
+  type KubeConfig,
+  type LoadedKubeConfig,
+  loadKubeConfig,
+  withCredentialTimeout,
+} from "../kubeconfig.ts";
 import type { ClusterEndpoint, Unavailable } from "../source.ts";
 
 /** Where the kubeconfig comes from, and the request timeout. */
@@ -19,6 +33,8 @@ export interface KubeClientOptions {
   context?: string;
   /** Timeout of each API request and exec, in milliseconds (default 15000). */
   requestTimeoutMs?: number;
+  /** How failed GETs are retried, within each request's timeout (default: kube/http.ts DEFAULT_RETRY). */
+  retry?: RetryPolicy;
 }
 
 /** A refusal or failure, in the shape of the sources' outcomes. */
@@ -46,7 +62,12 @@ export interface KubeClient {
   get(path: string, opts?: KubeGetOptions): Promise<KubeHttpResponse>;
   /** GET + JSON.parse; throws {@link ApiStatusError} on a non-2xx answer or a body that is not JSON. */
   getJson(path: string): Promise<unknown>;
-  /** Maps an error of a request (403, 404, 401, network, permission) to an outcome. */
+  /** {@link KubeClient.getJson}, also saying how many times the GET was retried. */
+  getJsonCounted(path: string): Promise<{ json: unknown; retries: number }>;
+  /**
+   * Maps an error of a request (403, 404, network, permission) to an outcome; throws a
+   * {@link ToolError} on a 401 (rejected credentials stop the run).
+   */
   failure(err: unknown, what: string): Failure;
   /** GETs /version; throws a {@link ToolError} when the server is unreachable or rejects the credentials. */
   probeReachable(): Promise<void>;
@@ -105,12 +126,13 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
   const timeoutMs = opts.requestTimeoutMs ?? 15_000;
   const base = server.replace(/\/+$/, "");
   const netPurpose = `reach the API server ${hostOf(server)}`;
-  const http = await createKubeHttp(kc, server, timeoutMs, {
+  const http = await createKubeHttp(withCredentialTimeout(kc, timeoutMs, contextName), server, timeoutMs, {
     credentialsError: (err) =>
       toToolError(err, `prepare the credentials of context ${contextName}`) ??
         new ToolError(`cannot use the credentials of context ${contextName}: ${shortError(err)}`, {
           cause: err,
         }),
+    retry: opts.retry,
   });
   const hooks: (() => Promise<void> | void)[] = [];
   let closed = false;
@@ -120,16 +142,21 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     return http.get(path, o);
   }
 
-  async function getJson(path: string): Promise<unknown> {
+  async function getJsonCounted(path: string): Promise<{ json: unknown; retries: number }> {
     const res = await get(path);
+    const retried = afterRetries(res.retries);
     if (res.status < 200 || res.status >= 300) {
-      throw new ApiStatusError(res.status, statusMessage(res.status, res.body), `${base}${path}`);
+      throw new ApiStatusError(res.status, statusMessage(res.status, res.body) + retried, `${base}${path}`);
     }
     try {
-      return JSON.parse(res.body);
+      return { json: JSON.parse(res.body), retries: res.retries };
     } catch {
-      throw new ApiStatusError(res.status, `invalid JSON from ${path}`, `${base}${path}`);
+      throw new ApiStatusError(res.status, `invalid JSON from ${path}${retried}`, `${base}${path}`);
     }
+  }
+
+  async function getJson(path: string): Promise<unknown> {
+    return (await getJsonCounted(path)).json;
   }
 
   function failure(err: unknown, what: string): Failure {
@@ -137,14 +164,19 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     if (status === 403) return { ok: false, reason: "forbidden", message: messageOf(err) };
     if (status === 404) return { ok: false, reason: "missing", message: messageOf(err) };
     if (status === 401) {
-      return {
-        ok: false,
-        reason: "error",
-        message: `the API server rejected the credentials of context ${contextName} (401) while ${what}`,
-      };
+      // Rejected credentials are whole-cluster: a tool error (exit 3) like a 401 on /version.
+      throw new ToolError(
+        `the API server at ${server} rejected the credentials of context ${contextName} (401) while ${what}`,
+        { cause: err },
+      );
     }
     const tool = toToolError(err, netPurpose, { server });
-    return { ok: false, reason: "error", message: tool ? tool.message : `${what}: ${shortError(err)}` };
+    const retried = afterRetries(retriesOf(err));
+    return {
+      ok: false,
+      reason: "error",
+      message: (tool ? tool.message : `${what}: ${shortError(err)}`) + retried,
+    };
   }
 
   async function probeReachable(): Promise<void> {
@@ -190,6 +222,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     },
     get,
     getJson,
+    getJsonCounted,
     failure,
     probeReachable,
     onClose: (fn) => void hooks.push(fn),

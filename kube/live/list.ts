@@ -8,6 +8,7 @@ import { listPath } from "../kinds.ts";
 import type { KindSpec } from "../kinds.ts";
 import type { K8sObject, ListOutcome } from "../source.ts";
 import type { KubeClient } from "./client.ts";
+import { afterRetries } from "../http.ts";
 
 /** Page size of list requests. */
 export const LIST_PAGE_SIZE = 500;
@@ -17,6 +18,23 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 /** Secret data keys kept on read (public by nature). */
 const KEPT_SECRET_KEYS: ReadonlySet<string> = new Set(["publicKey"]);
 const MAX_PAGES = 2000;
+
+const WG_KEY = /^[A-Za-z0-9+/]{43}=$/;
+
+/**
+ * True when a Secret's `publicKey` is a WireGuard key: 32 bytes of base64, as the value itself or
+ * base64-encoded once more (as Secret data). Anything else (a PEM block, a private key stored under
+ * the wrong name) is removed like any other data key.
+ */
+export function isWireguardKey(v: unknown): boolean {
+  if (typeof v !== "string") return false;
+  if (WG_KEY.test(v)) return true;
+  try {
+    return WG_KEY.test(atob(v));
+  } catch {
+    return false;
+  }
+}
 
 /** A JSON object (not an array). */
 function isRecord(x: unknown): x is Record<string, unknown> {
@@ -49,7 +67,8 @@ function malformedList(plural: string, error: z.ZodError): string {
 /**
  * Removes what must never reach the inventory: `metadata.managedFields` and the
  * last-applied-configuration annotation on every object; on secrets, every `data` key except
- * `publicKey` and all of `stringData`, recording the removed keys in
+ * a `publicKey` that is a WireGuard key ({@link isWireguardKey}) and all of `stringData`, recording
+ * the removed keys in
  * `flyingfish.io/redacted-keys`. Mutates and returns the object.
  */
 export function sanitizeObject(obj: K8sObject): K8sObject {
@@ -63,7 +82,7 @@ export function sanitizeObject(obj: K8sObject): K8sObject {
     const removed = new Set<string>();
     const kept: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(isRecord(obj.data) ? obj.data : {})) {
-      if (KEPT_SECRET_KEYS.has(k)) kept[k] = v;
+      if (KEPT_SECRET_KEYS.has(k) && isWireguardKey(v)) kept[k] = v;
       else removed.add(k);
     }
     for (const k of Object.keys(isRecord(obj.stringData) ? obj.stringData : {})) removed.add(k);
@@ -74,29 +93,35 @@ export function sanitizeObject(obj: K8sObject): K8sObject {
   return obj;
 }
 
-/** Lists one kind, page by page, filling in apiVersion/kind and sanitising each object. Never throws. */
+/**
+ * Lists one kind, page by page, filling in apiVersion/kind and sanitising each object. Each page's GET
+ * is retried on its own (kube/http.ts); a list that needed retries says how many (`retries`, and
+ * "(after N retries)" in the message of a failure). Never throws.
+ */
 export async function listKind(client: KubeClient, spec: KindSpec): Promise<ListOutcome> {
   const apiVersion = spec.group === "" ? spec.version : `${spec.group}/${spec.version}`;
   const items: K8sObject[] = [];
   let cont: string | undefined;
+  let retries = 0;
+  const failed = (message: string): ListOutcome => ({
+    ok: false,
+    reason: "error",
+    message: message + afterRetries(retries),
+  });
   try {
     for (let page = 0; page < MAX_PAGES; page++) {
       const q = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
       if (spec.labelSelector) q.set("labelSelector", spec.labelSelector);
       if (spec.fieldSelector) q.set("fieldSelector", spec.fieldSelector);
       if (cont) q.set("continue", cont);
-      const parsed = ListBody.safeParse(await client.getJson(`${listPath(spec)}?${q}`));
-      if (!parsed.success) {
-        return { ok: false, reason: "error", message: malformedList(spec.plural, parsed.error) };
-      }
+      const page = await client.getJsonCounted(`${listPath(spec)}?${q}`);
+      retries += page.retries;
+      const parsed = ListBody.safeParse(page.json);
+      if (!parsed.success) return failed(malformedList(spec.plural, parsed.error));
       const body = parsed.data;
       const objects = body.items.filter(isObject);
       if (objects.length !== body.items.length) {
-        return {
-          ok: false,
-          reason: "error",
-          message: `listing ${spec.plural}: an item has no object metadata`,
-        };
+        return failed(`listing ${spec.plural}: an item has no object metadata`);
       }
       for (const item of objects) {
         item.apiVersion ??= apiVersion;
@@ -104,18 +129,16 @@ export async function listKind(client: KubeClient, spec: KindSpec): Promise<List
         items.push(sanitizeObject(item));
       }
       const next = body.metadata?.continue;
-      if (next && next === cont) {
-        return {
-          ok: false,
-          reason: "error",
-          message: `listing ${spec.plural}: the server repeated continue token`,
-        };
-      }
+      if (next && next === cont) return failed(`listing ${spec.plural}: the server repeated continue token`);
       cont = next !== undefined && next.length > 0 ? next : undefined;
-      if (!cont) return { ok: true, items };
+      if (!cont) return retries > 0 ? { ok: true, items, retries } : { ok: true, items };
     }
-    return { ok: false, reason: "error", message: `listing ${spec.plural}: more than ${MAX_PAGES} pages` };
+    return failed(`listing ${spec.plural}: more than ${MAX_PAGES} pages`);
   } catch (err) {
-    return client.failure(err, `listing ${spec.plural}`);
+    // The failing page's own retries are in its error's message; earlier pages' are added here.
+    const out = client.failure(err, `listing ${spec.plural}`);
+    return retries > 0 && out.reason === "error"
+      ? { ...out, message: out.message + afterRetries(retries) }
+      : out;
   }
 }

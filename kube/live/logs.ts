@@ -6,7 +6,7 @@
  */
 import { httpStatusOf, ToolError, toToolError } from "../../errors.ts";
 import { statusMessage } from "../http.ts";
-import type { Unavailable } from "../source.ts";
+import type { LogOutcome, LogRequest, Unavailable } from "../source.ts";
 import type { KubeClient } from "./client.ts";
 
 /** Bounds of one log read. */
@@ -15,6 +15,8 @@ export interface LogOptions {
   tailLines?: number;
   /** At most this many bytes (default 256 KiB). */
   limitBytes?: number;
+  /** The previous (last terminated) instance of the container (`previous=true`). */
+  previous?: boolean;
 }
 
 /** Result of reading a container's log or another raw path. */
@@ -71,8 +73,34 @@ export function readLogs(
   const tailLines = o.tailLines ?? DEFAULT_TAIL_LINES;
   const limitBytes = o.limitBytes ?? DEFAULT_LIMIT_BYTES;
   const q = new URLSearchParams({ container, tailLines: String(tailLines), limitBytes: String(limitBytes) });
+  if (o.previous) q.set("previous", "true");
   const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log?${q}`;
-  return getText(client, path, `logs of ${namespace}/${pod}/${container}`, limitBytes);
+  const what = `${o.previous ? "previous " : ""}logs of ${namespace}/${pod}/${container}`;
+  return getText(client, path, what, limitBytes);
+}
+
+/**
+ * The live source's log read: {@link readLogs} as a {@link LogOutcome}; a forbidden read says which
+ * permission is missing. Never throws.
+ */
+export async function readContainerLog(
+  client: KubeClient,
+  namespace: string,
+  pod: string,
+  container: string,
+  req: LogRequest = {},
+): Promise<LogOutcome> {
+  const previous = req.previous === true;
+  const out = await readLogs(client, namespace, pod, container, { ...req, previous });
+  if (out.ok) return { ok: true, text: out.text, previous, via: "api" };
+  if (out.reason === "forbidden") {
+    return {
+      ok: false,
+      reason: "forbidden",
+      message: `missing permission: get pods/log in namespace ${namespace} (${out.message})`,
+    };
+  }
+  return out;
 }
 
 /** GETs /version as text. Never throws. */

@@ -7,7 +7,7 @@
  * - list.ts — paginated lists, secrets reduced to public facts on read
  * - discovery.ts — which resources the Liqo group/versions serve
  * - exec.ts — the Exec API websocket (v5/v4) with the `kubectl exec` fallback
- * - logs.ts — bounded container logs and /version text, for `flyingfish collect`
+ * - logs.ts — bounded container logs (also the source's `logs` read) and /version text, for `flyingfish collect`
  *
  * client-node and the node: modules are imported lazily, inside {@link createLiveSource}.
  */
@@ -16,7 +16,7 @@ import { type KubeClient, type KubeClientOptions, openKubeClient } from "./clien
 import { readDiscovery } from "./discovery.ts";
 import { createExecutor, type ExecOptions } from "./exec.ts";
 import { listKind } from "./list.ts";
-import { type ClusterReader, createClusterReader } from "./logs.ts";
+import { type ClusterReader, createClusterReader, readContainerLog } from "./logs.ts";
 
 export { ApiStatusError } from "./client.ts";
 export { LIST_PAGE_SIZE, REDACTED_KEYS_ANNOTATION, sanitizeObject } from "./list.ts";
@@ -72,6 +72,7 @@ export async function liveSourceOn(client: KubeClient, opts: ExecOptions = {}): 
     list: (spec) => listKind(client, spec),
     discovery: (groups) => readDiscovery(client, groups),
     exec: (namespace, pod, container, command) => executor.exec(namespace, pod, container, command),
+    logs: (namespace, pod, container, req) => readContainerLog(client, namespace, pod, container, req),
     probeReachable: () => client.probeReachable(),
     close: () => client.close(),
   };

@@ -171,6 +171,8 @@ export interface Malformed {
 interface Parsed {
   readonly items: readonly unknown[];
   readonly malformed: readonly Malformed[];
+  /** The raw objects behind `malformed`, in the same order. */
+  readonly leftOut: readonly unknown[];
 }
 
 /** Name and namespace of a raw object, as far as they can be read. */
@@ -201,12 +203,16 @@ export class Objects {
     const schema: z.ZodType = VIEWS[kind];
     const items: unknown[] = [];
     const malformed: Malformed[] = [];
+    const leftOut: unknown[] = [];
     for (const raw of list) {
       const r = schema.safeParse(raw);
       if (r.success) items.push(r.data);
-      else malformed.push({ ...identify(raw), issue: describeIssue(r.error.issues[0]) });
+      else {
+        malformed.push({ ...identify(raw), issue: describeIssue(r.error.issues[0]) });
+        leftOut.push(raw);
+      }
     }
-    const parsed: Parsed = { items, malformed };
+    const parsed: Parsed = { items, malformed, leftOut };
     this.#parsed.set(kind, parsed);
     return parsed;
   }
@@ -247,6 +253,17 @@ export class Objects {
   malformed(kind: KindId): readonly Malformed[] {
     const list = this.raw.tryItems(kind);
     return list ? this.#parse(kind, list).malformed : [];
+  }
+
+  /**
+   * The raw objects of a kind left out of its view, each with why (see {@link malformed}): for
+   * salvaging what can still be read of them. Empty when the kind could not be read.
+   */
+  leftOut(kind: KindId): readonly { raw: unknown; malformed: Malformed }[] {
+    const list = this.raw.tryItems(kind);
+    if (!list) return [];
+    const parsed = this.#parse(kind, list);
+    return parsed.leftOut.map((raw, i) => ({ raw, malformed: parsed.malformed[i] }));
   }
 
   /** Why a kind is unavailable, or its (raw) count. */

@@ -10,6 +10,7 @@ import {
   type NameRef,
   NameRefView,
   ObjectEnvelope,
+  ObjectMetaView,
   ResourceList,
   StringMap,
 } from "./meta.ts";
@@ -66,6 +67,27 @@ export const ForeignClusterView: z.ZodType<ForeignCluster> = z.looseObject({
     observedGeneration: z.number().optional(),
   }).optional(),
 });
+
+/**
+ * What can still be read of a ForeignCluster that does not fit {@link ForeignClusterView}: its
+ * metadata (or only its name) and `spec.clusterID` when it is a string — enough to name the peer;
+ * the rest (status, modules, conditions) is left out. Null without a readable, non-empty name.
+ */
+export function salvageForeignCluster(raw: unknown): ForeignCluster | null {
+  const o = isRecord(raw) ? raw : {};
+  const meta = ObjectMetaView.safeParse(o.metadata);
+  const name = meta.success ? meta.data.name : isRecord(o.metadata) ? o.metadata.name : undefined;
+  if (typeof name !== "string" || name === "") return null;
+  const clusterID = isRecord(o.spec) ? o.spec.clusterID : undefined;
+  return {
+    metadata: meta.success ? meta.data : { name },
+    ...(typeof clusterID === "string" ? { spec: { clusterID } } : {}),
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 /** Authentication parameters. */
 export interface AuthParams {

@@ -12,6 +12,7 @@ import { registerShardFilesTest, scenariosOfShard } from "./shards.ts";
 import { assertExpected, runScenario } from "./harness.ts";
 import { assertAllFormats } from "./formats.ts";
 import type { FakeCluster } from "../../demo/fakekube/server.ts";
+import { assertDiagnosis, diagnosisExpectation } from "./diagnosis_expect.ts";
 
 /** Asserts a passive run: only GETs (exec is a GET upgrade), and each list path requested once. */
 export function assertPassiveAndListedOnce(name: string, cluster: FakeCluster): void {
@@ -53,6 +54,8 @@ async function registerScenarioTest(name: string): Promise<void> {
         }`,
       );
       assertExpected(scenario, run);
+      const diagnosis = await diagnosisExpectation(name);
+      if (diagnosis) assertDiagnosis(name, diagnosis, run);
       const keys = run.report.results.map((r: { id: string; cluster: string; peer: string | null }) =>
         `${r.id}@${r.cluster}#${r.peer ?? ""}`
       );

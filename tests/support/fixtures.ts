@@ -16,7 +16,7 @@ import type {
   PeerView,
   RunOptions,
 } from "../../checks/types.ts";
-import type { ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "../../probes/hub.ts";
+import type { LogEvidence, ProbeHub, TlsDialResult, UdpProbeResult, WgEvidence } from "../../probes/hub.ts";
 
 /** Reference time of the base examples. */
 export const BASE_TIME = new Date("2026-11-30T02:30:00Z");
@@ -106,6 +106,8 @@ export function scriptedProbes(script: {
   wireguard?: (cluster: string, ns: string, pod: string) => WgEvidence;
   udp?: (host: string, port: number) => UdpProbeResult;
   tls?: (url: string) => TlsDialResult;
+  /** Container logs; unscripted ones are "missing" (no log lines in the evidence beyond that). */
+  logs?: (cluster: string, ns: string, pod: string, container: string, previous: boolean) => LogEvidence;
 } = {}): ProbeHub {
   return {
     wireguard: (c, ns, pod) =>
@@ -117,6 +119,11 @@ export function scriptedProbes(script: {
       Promise.resolve(script.udp?.(h, p) ?? { outcome: "unavailable", detail: "network probes disabled" }),
     tls: (u) =>
       Promise.resolve(script.tls?.(u) ?? { outcome: "unavailable", detail: "network probes disabled" }),
+    logs: (c, ns, pod, container, o) =>
+      Promise.resolve(
+        script.logs?.(c, ns, pod, container, o?.previous === true) ??
+          { ok: false, namespace: ns, pod, container, reason: "missing", message: "no scripted log" },
+      ),
   };
 }
 
