@@ -51,11 +51,19 @@ export function printCatalog(format: "text" | "json"): void {
 
 /** Prints the explanation of one check; returns the exit code (3 for an unknown ID). */
 export function explain(id: string): number {
-  const c = findCheck(id);
-  if (!c) {
+  const text = explanation(id);
+  if (text === null) {
     console.error(`flyingfish: no check "${id}" (see \`flyingfish checks\`)`);
     return 3;
   }
+  console.log(text);
+  return 0;
+}
+
+/** The explanation of one check as `flyingfish explain` prints it; null for an unknown ID. */
+export function explanation(id: string): string | null {
+  const c = findCheck(id);
+  if (!c) return null;
   const blocks = dependentsOf(c.id);
   const lines = [
     `${c.id} — ${c.title}`,
@@ -77,12 +85,14 @@ export function explain(id: string): number {
     "",
     "Dependencies",
     `  blocked by: ${
-      c.needs.length ? c.needs.join(", ") + " (if one of them fails, this check is skipped)" : "nothing"
+      c.needs.length
+        ? c.needs.join(", ") + " (if one of them fails or is unknown, this check is skipped" +
+          (c.runsIfUnknown?.length ? `; it still runs when ${c.runsIfUnknown.join(", ")} is unknown)` : ")")
+        : "nothing"
     }`,
     `  blocks:     ${blocks.length ? blocks.join(", ") + " (skipped when this check fails)" : "nothing"}`,
   ];
-  console.log(lines.join("\n"));
-  return 0;
+  return lines.join("\n");
 }
 
 function indent(s: string): string {

@@ -86,6 +86,13 @@ export async function runScenario(
     networkProbes?: boolean;
     /** Deno permissions of the CLI run (default {@link CLI_PERMISSIONS}). */
     permissions?: string[];
+    /**
+     * Run the check command's own pipeline in this process (open the sources from the kubeconfigs,
+     * diagnose, render JSON) instead of a CLI subprocess: the same product code over the same HTTPS,
+     * without paying a process start per scenario. Flag parsing, permissions and exit codes of the
+     * real CLI are covered by cli_test, golden_test, network_probes_test and vantage_test.
+     */
+    inProcess?: boolean;
   } = {},
 ): Promise<ScenarioRun> {
   const s = await loadScenario(name);
@@ -107,7 +114,9 @@ export async function runScenario(
     if (!probes && !hasFlag(extra, "--no-network-probes")) args.push("--no-network-probes");
     if (!hasFlag(extra, "--sample-interval")) args.push("--sample-interval", SAMPLE_INTERVAL);
     args.push(...extra);
-    const r = await runCli(args, { permissions: opts.permissions });
+    const r = opts.inProcess
+      ? await checkInProcess(args)
+      : await runCli(args, { permissions: opts.permissions });
     let report = null;
     if (output === "json") {
       try {
@@ -120,6 +129,38 @@ export async function runScenario(
   } finally {
     await served.close();
     await Deno.remove(tmp, { recursive: true });
+  }
+}
+
+/** `check` over the given CLI arguments, in this process: what the subprocess would print and exit with. */
+async function checkInProcess(args: string[]): Promise<CliRun> {
+  const value = (flag: string): string | undefined => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const [{ diagnose, openSources, runOptionsFrom }, { render }] = await Promise.all([
+    import("../../cli/check.ts"),
+    import("../../render/render.ts"),
+  ]);
+  const options = runOptionsFrom({
+    networkProbes: !args.includes("--no-network-probes"),
+    sampleInterval: value("--sample-interval") ?? SAMPLE_INTERVAL,
+    timeout: value("--timeout") ?? "30s",
+  });
+  const { local, remote } = await openSources({
+    kubeconfig: value("--kubeconfig"),
+    remoteKubeconfig: value("--remote-kubeconfig"),
+  }, options.checkTimeoutMs);
+  try {
+    const report = await diagnose(local, remote, options, undefined);
+    return {
+      code: report.exitCode,
+      stdout: render(report, "json", { color: false, verbose: false, quiet: false }),
+      stderr: "",
+    };
+  } finally {
+    await local.close();
+    await remote?.source?.close();
   }
 }
 

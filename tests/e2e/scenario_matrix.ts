@@ -46,7 +46,7 @@ async function registerScenarioTest(name: string): Promise<void> {
     sanitizeResources: false,
     sanitizeOps: false,
     fn: async () => {
-      const run = await runScenario(name);
+      const run = await runScenario(name, { inProcess: true });
       assert.ok(
         run.report,
         `${name}: no JSON report; exit ${run.code}\nstderr: ${run.stderr.slice(0, 2000)}\nstdout: ${

@@ -26,9 +26,13 @@ export interface VantageRun {
   stderr: string;
 }
 
-/** Runs `check` on one scenario with network probes on, under the given CLI permissions. */
+/**
+ * Runs `check` on one scenario with network probes on: through the real CLI under the given
+ * permissions, or — without them — in this process, whose own `--allow-net=127.0.0.1` refuses every
+ * other target exactly as the CLI's would.
+ */
 export async function vantageRun(name: string, permissions?: string[]): Promise<VantageRun> {
-  const run = await runScenario(name, { networkProbes: true, permissions });
+  const run = await runScenario(name, { networkProbes: true, permissions, inProcess: !permissions });
   const results: { id: string; status: string; summary: string }[] = run.report?.results ?? [];
   return {
     name,
