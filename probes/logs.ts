@@ -20,7 +20,8 @@ export const FALLBACK_LINES = 3;
 export const MAX_LINE_CHARS = 200;
 
 /** A line that says something went wrong: error, fatal, panic, failed (or a klog E/F line). */
-const RELEVANT = /\b(errors?|fatal|panic(?:ked)?|fail(?:ed|ure|s)?)\b|^[EF]\d{4} /i;
+const RELEVANT =
+  /\b(errors?|fatal|panic(?:ked)?|fail(?:ed|ure|s)?|unable to|cannot|did not complete|timed? ?out|unreachable|no such host|denied|not permitted|invalid)\b|^[EF]\d{4} /i;
 
 /** Cuts a line to `max` characters ("…" marks the cut). */
 export function cutLine(line: string, max = MAX_LINE_CHARS): string {

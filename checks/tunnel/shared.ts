@@ -24,6 +24,7 @@ import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
+import { containerLog } from "../common/logs.ts";
 
 /** The gateway kinds every tunnel check reads. */
 export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
@@ -426,5 +427,38 @@ export async function downStory(
     return { story, fix };
   } catch {
     return null;
+  }
+}
+
+/** The containers whose recent log explains a tunnel that is down (FACTS §4.2). */
+const TUNNEL_LOG_CONTAINERS = ["wireguard", "gateway"] as const;
+
+/**
+ * A failed tunnel finding with the recent log lines of the active gateway pod's `wireguard` and
+ * `gateway` containers that explain it (endpoint resolution, handshake, key and permission errors):
+ * the first error line is cited in the summary, the lines go to the evidence. Only for failures; an
+ * empty or unavailable log adds nothing but a refused read (the permission) is said. Never throws.
+ */
+export async function withTunnelLogs(ctx: CheckContext, o: Outcome): Promise<Outcome> {
+  if (o.status !== "fail") return o;
+  try {
+    const l = lookupGateway(ctx);
+    if ("outcome" in l) return o;
+    const pod = activeGatewayPod(ctx.cluster.inv, l.gw);
+    if (!pod) return o;
+    const logs = await Promise.all(TUNNEL_LOG_CONTAINERS.map((c) => containerLog(ctx, pod, c, "  ")));
+    const evidence = logs.flatMap((g) =>
+      g.evidence.length === 1 && !/not readable/.test(g.evidence[0]) ? [] : g.evidence
+    );
+    const cited = logs.map((g, i) => g.cite ? `${TUNNEL_LOG_CONTAINERS[i]} log: "${g.cite}"` : null)
+      .find((x) => x !== null);
+    if (evidence.length === 0) return o;
+    return {
+      ...o,
+      summary: cited ? `${o.summary} (${cited})` : o.summary,
+      evidence: [...(o.evidence ?? []), ...evidence],
+    };
+  } catch {
+    return o;
   }
 }

@@ -17,7 +17,14 @@ import {
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { connectionOf, downStory, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand } from "./shared.ts";
+import {
+  connectionOf,
+  downStory,
+  GATEWAY_RESOURCE_LABEL,
+  GW_KINDS,
+  wgCommand,
+  withTunnelLogs,
+} from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 
 /** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
@@ -51,6 +58,10 @@ function remoteConnectionLine(ctx: CheckContext): string | null {
 }
 
 async function run(ctx: CheckContext): Promise<Outcome> {
+  return withTunnelLogs(ctx, await judge(ctx));
+}
+
+async function judge(ctx: CheckContext): Promise<Outcome> {
   const l = lookupGateway(ctx);
   if ("outcome" in l) return l.outcome;
   const { gw, peerId } = l;
@@ -209,6 +220,9 @@ export const TUN_01: CheckDef = {
   optionalReads: ["pods", "nodes"],
   explain: {
     reads:
+      "On a failure, the recent log of the active gateway pod's wireguard and gateway containers (bounded " +
+      "GET pods/log, the previous instance after a restart): the error lines (endpoint resolution, handshake, " +
+      "key and permission errors) are cited in the summary and listed as evidence. " +
       "Connection gw-<name> (label liqo.io/remote-cluster-id) in the gateway namespace: status.value and " +
       "status.latency.timestamp; in dual mode the other side's Connection as evidence; when it is not " +
       "Connected, the live `wg show` of the active gateway pod (handshake age, counters) to say why.",

@@ -14,11 +14,16 @@ import {
   shortKey,
   stoppedFix,
   wgCommand,
+  withTunnelLogs,
 } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 
 async function run(ctx: CheckContext): Promise<Outcome> {
+  return withTunnelLogs(ctx, await judge(ctx));
+}
+
+async function judge(ctx: CheckContext): Promise<Outcome> {
   const live = await liveTunnels(ctx, "handshake unknown", "handshake");
   if ("outcome" in live) return live.outcome;
   const { ev, tunnels, gw } = live;
@@ -95,6 +100,9 @@ export const TUN_02: CheckDef = {
   reads: [...GW_KINDS, "pods"],
   explain: {
     reads:
+      "On a failure, the recent log of the active gateway pod's wireguard and gateway containers (bounded " +
+      "GET pods/log, the previous instance after a restart): the error lines (endpoint resolution, handshake, " +
+      "key and permission errors) are cited in the summary and listed as evidence. " +
       "`wg show all dump` exec'd in container wireguard of the active gateway pod (liqo-tunnel* interfaces), " +
       "twice --sample-interval apart: each peer's latest handshake and rx/tx counters; the endpoint the " +
       "gateway dials (GatewayClient) or advertises (GatewayServer), resolved from here when it is a hostname " +
