@@ -436,8 +436,8 @@ const TUNNEL_LOG_CONTAINERS = ["wireguard", "gateway"] as const;
 /**
  * A failed tunnel finding with the recent log lines of the active gateway pod's `wireguard` and
  * `gateway` containers that explain it (endpoint resolution, handshake, key and permission errors):
- * the first error line is cited in the summary, the lines go to the evidence. Only for failures; an
- * empty or unavailable log adds nothing but a refused read (the permission) is said. Never throws.
+ * the first error line is cited in the summary, the lines go to the evidence. Only for failures; a
+ * log without error lines adds nothing, a refused read says which permission is missing. Never throws.
  */
 export async function withTunnelLogs(ctx: CheckContext, o: Outcome): Promise<Outcome> {
   if (o.status !== "fail") return o;
@@ -447,8 +447,9 @@ export async function withTunnelLogs(ctx: CheckContext, o: Outcome): Promise<Out
     const pod = activeGatewayPod(ctx.cluster.inv, l.gw);
     if (!pod) return o;
     const logs = await Promise.all(TUNNEL_LOG_CONTAINERS.map((c) => containerLog(ctx, pod, c, "  ")));
+    // Only what explains: error lines, or the refused read (which permission is missing).
     const evidence = logs.flatMap((g) =>
-      g.evidence.length === 1 && !/not readable/.test(g.evidence[0]) ? [] : g.evidence
+      g.cite !== null || g.evidence.some((e) => /not readable/.test(e)) ? g.evidence : []
     );
     const cited = logs.map((g, i) => g.cite ? `${TUNNEL_LOG_CONTAINERS[i]} log: "${g.cite}"` : null)
       .find((x) => x !== null);
