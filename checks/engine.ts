@@ -467,19 +467,25 @@ function unreadableKinds(inst: Instance): string | null {
   const views = [inst.cluster, inst.remote].filter((v): v is ClusterView => v !== null);
   for (const view of views) {
     for (const kind of inst.def.reads as readonly KindId[]) {
-      const s = view.inv.state(kind);
-      if (s.state === "forbidden" || s.state === "error") {
-        return `${
-          s.state === "forbidden" ? "forbidden" : "cannot read"
-        }: ${kind} on ${view.name} — ${s.message}`;
-      }
-      // An object that does not fit its view is missing data too: judging without it could pass
-      // or fail on what was never read.
-      const bad = view.inv.malformed(kind);
-      if (bad.length > 0) return malformedNote(kind, view, bad);
+      const problem = readProblem(view, kind);
+      if (problem) return problem;
     }
   }
   return null;
+}
+
+/**
+ * Why a kind of one cluster cannot be judged on, or null: forbidden, failed, or holding an object
+ * that does not fit its view (missing data too: judging without it could pass or fail on what was
+ * never read). Shared by the engine and the report sections.
+ */
+export function readProblem(view: ClusterView, kind: KindId): string | null {
+  const s = view.inv.state(kind);
+  if (s.state === "forbidden" || s.state === "error") {
+    return `${s.state === "forbidden" ? "forbidden" : "cannot read"}: ${kind} on ${view.name} — ${s.message}`;
+  }
+  const bad = view.inv.malformed(kind);
+  return bad.length > 0 ? malformedNote(kind, view, bad) : null;
 }
 
 /** "malformed <kind> on <cluster>: <name> — <path: issue> (and N more)". */

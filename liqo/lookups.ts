@@ -9,7 +9,7 @@ export { formatAge } from "../probes/duration.ts";
 import type { Objects, ViewOf } from "./views/mod.ts";
 import type { Condition, ObjectMeta } from "./views/meta.ts";
 import type { Deployment, Node, Pod } from "./views/core.ts";
-import type { GatewayClient, GatewayServer } from "./views/networking.ts";
+import type { Connection, GatewayClient, GatewayServer } from "./views/networking.ts";
 import type { ForeignCluster } from "./views/peering.ts";
 import { containerArgs } from "./args.ts";
 
@@ -130,6 +130,18 @@ export function activeGatewayPod(inv: Objects, gw: GatewayRef): Pod | null {
     p.metadata.labels?.[GATEWAY_LABELS.active] === "true" && p.status?.phase === "Running"
   ) ??
     pods.find((p) => p.status?.phase === "Running") ?? null;
+}
+
+/** The peer's Connection on a cluster: by label in the gateway namespace, preferring name gw-<name>. */
+export function connectionOf(
+  inv: Objects,
+  gw: GatewayRef,
+  peerId: string,
+): Connection | undefined {
+  const conns = inv.items("connections").filter((c) =>
+    c.metadata.namespace === gw.namespace && c.metadata.labels?.[REMOTE_ID_LABEL] === peerId
+  );
+  return conns.find((c) => c.metadata.name === gw.workloadName) ?? conns[0];
 }
 
 /** True for Liqo virtual nodes. */

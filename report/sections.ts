@@ -5,6 +5,7 @@
  */
 import type { KindId } from "../kube/kinds.ts";
 import type { ClusterView } from "../checks/types.ts";
+import { readProblem } from "../checks/engine.ts";
 import type { ReportGap, ReportSection } from "./model.ts";
 
 /** Why each declared read of a section is unavailable on the clusters read ([] when all are). */
@@ -16,15 +17,8 @@ export function unreadableReads(
   const gaps: ReportGap[] = [];
   for (const v of views) {
     for (const kind of reads) {
-      const s = v.inv.state(kind);
-      if (s.state === "forbidden" || s.state === "error") {
-        gaps.push({
-          section,
-          reason: `${s.state === "forbidden" ? "forbidden" : "cannot read"}: ${kind} on ${v.name}`,
-        });
-      } else if (v.inv.malformed(kind).length > 0) {
-        gaps.push({ section, reason: `malformed ${kind} on ${v.name} (left out)` });
-      }
+      const reason = readProblem(v, kind);
+      if (reason) gaps.push({ section, reason });
     }
   }
   return gaps;

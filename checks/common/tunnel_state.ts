@@ -5,7 +5,7 @@
  * check; the tunnel checks judge these readings in detail.
  */
 import type { CheckContext } from "../types.ts";
-import { activeGatewayPod, ageMs, formatAge, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { activeGatewayPod, ageMs, connectionOf, formatAge, type GatewayRef } from "../../liqo/lookups.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { handshakeAgeSeconds, TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { gatewayDeployment } from "./gateway.ts";
@@ -51,11 +51,8 @@ export async function tunnelUpProof(
 }
 
 function connectionProof(ctx: CheckContext, gw: GatewayRef, peerId: string): string | null {
-  const conns = ctx.cluster.inv.tryItems("connections") ?? [];
-  const mine = conns.filter((c) =>
-    c.metadata.namespace === gw.namespace && c.metadata.labels?.[REMOTE_ID_LABEL] === peerId
-  );
-  const conn = mine.find((c) => c.metadata.name === gw.workloadName) ?? mine[0];
+  if (ctx.cluster.inv.tryItems("connections") === null) return null;
+  const conn = connectionOf(ctx.cluster.inv, gw, peerId);
   if (conn?.status?.value !== "Connected") return null;
   // With the pinger off the status is always Connected: no proof.
   try {

@@ -4,10 +4,14 @@
  */
 import type { CheckContext, ClusterView, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
-import type { Connection } from "../../liqo/views/networking.ts";
 import type { WgEvidence, WgInterface, WgPeer } from "../../probes/hub.ts";
-import { activeGatewayPod, formatAge, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
-import { nodeDownText, podNodeDown } from "../../liqo/lookups.ts";
+import {
+  activeGatewayPod,
+  formatAge,
+  type GatewayRef,
+  nodeDownText,
+  podNodeDown,
+} from "../../liqo/lookups.ts";
 import {
   handshakeAgeSeconds,
   PEER_FIELDS,
@@ -34,18 +38,6 @@ export const GATEWAY_RESOURCE_LABEL = "networking.liqo.io/gateway-resource";
 
 export function wgCommand(ns: string, pod: string): string {
   return `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg show all dump`;
-}
-
-/** The peer's Connection on a cluster: by label in the gateway namespace, preferring name gw-<name>. */
-export function connectionOf(
-  inv: ClusterView["inv"],
-  gw: GatewayRef,
-  peerId: string,
-): Connection | undefined {
-  const conns = inv.items("connections").filter((c) =>
-    c.metadata.namespace === gw.namespace && c.metadata.labels?.[REMOTE_ID_LABEL] === peerId
-  );
-  return conns.find((c) => c.metadata.name === gw.workloadName) ?? conns[0];
 }
 
 /** The WireGuard evidence of the active gateway pod, or an outcome when there is no pod. */

@@ -7,6 +7,7 @@ import type { Connection } from "../../liqo/views/networking.ts";
 import {
   activeGatewayPod,
   ageMs,
+  connectionOf,
   formatAge,
   gatewayOf,
   type GatewayRef,
@@ -17,18 +18,9 @@ import {
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import {
-  connectionOf,
-  downStory,
-  GATEWAY_RESOURCE_LABEL,
-  GW_KINDS,
-  wgCommand,
-  withTunnelLogs,
-} from "./shared.ts";
+import { downStory, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand, withTunnelLogs } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
-
-/** Connection latency timestamps older than this are stale (the pinger refreshes every ~10 s). */
-const CONNECTION_STALE_MS = 60_000;
+import { CONNECTION_STALE_MS } from "../common/tunnel_state.ts";
 
 function connectionText(c: Connection | undefined, now: Date, cluster: string): string {
   if (!c) return `${cluster}: no Connection`;

@@ -5,7 +5,8 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { parseLatency } from "../../probes/duration.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { connectionOf, GW_KINDS } from "./shared.ts";
+import { GW_KINDS } from "./shared.ts";
+import { connectionOf } from "../../liqo/lookups.ts";
 
 function run(ctx: CheckContext): Outcome {
   const l = lookupGateway(ctx);
