@@ -27,6 +27,7 @@ import type { KindId } from "../kube/kinds.ts";
 import type { K8sObject } from "../kube/source.ts";
 import type { Objects } from "../liqo/views/mod.ts";
 import { isVirtualNode, liqoNamespaceOf, REMOTE_ID_LABEL, tenantNamespaceOf } from "../liqo/lookups.ts";
+import { isCniDaemonSet } from "../liqo/cni.ts";
 
 /** The kinds whose objects are narrowed to the scope. */
 export const SCOPED_KINDS: readonly KindId[] = [
@@ -39,29 +40,6 @@ export const SCOPED_KINDS: readonly KindId[] = [
   "networkpolicies",
   "events",
 ];
-
-/**
- * Names (or `k8s-app` labels) of the DaemonSets CNI-01 fingerprints (checks/cni/cni01.ts); their
- * namespaces are the CNI's own. A CNI added there and missing here still has its DaemonSet kept in
- * kube-system, or as a name-only entry elsewhere (enough for CNI-01's "unrecognised" evidence).
- */
-export const CNI_DAEMONSETS: ReadonlySet<string> = new Set([
-  "calico-node",
-  "canal",
-  "cilium",
-  "kube-flannel-ds",
-  "kube-flannel",
-  "kindnet",
-  "aws-node",
-  "azure-cns",
-  "azure-ip-masq-agent",
-  "azure-cni",
-  "anetd",
-  "weave-net",
-  "antrea-agent",
-  "kube-router",
-  "ovnkube-node",
-]);
 
 /** The namespaces and nodes a collect keeps. */
 export interface CollectScope {
@@ -103,12 +81,6 @@ function liqoLabelled(labels: Labels): boolean {
   return Object.keys(labels).some((k) => k.startsWith("networking.liqo.io/"));
 }
 
-function isCniDaemonSet(o: K8sObject): boolean {
-  const labels = labelsOf(o);
-  return CNI_DAEMONSETS.has(o.metadata.name) || CNI_DAEMONSETS.has(labels?.["k8s-app"] ?? "") ||
-    labels?.app === "flannel";
-}
-
 /** Computes the scope of one cluster from its (full) inventory. */
 export function scopeOf(inv: Objects): CollectScope {
   const core = new Set<string>();
@@ -138,7 +110,7 @@ export function scopeOf(inv: Objects): CollectScope {
 
   const cni = new Set<string>(["kube-system"]);
   for (const d of inv.tryItems("daemonsets") ?? []) {
-    if (isCniDaemonSet(d as unknown as K8sObject)) add(cni, d.metadata.namespace);
+    if (isCniDaemonSet(d)) add(cni, d.metadata.namespace);
   }
 
   const virtualNodes = new Set<string>();

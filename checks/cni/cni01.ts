@@ -6,6 +6,7 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { DaemonSet } from "../../liqo/views/core.ts";
 import { controllerManagerArg, isVirtualNode } from "../../liqo/lookups.ts";
+import { CNI_DAEMONSETS, cniDaemonSet } from "../../liqo/cni.ts";
 
 function containerEnv(ds: DaemonSet, name: string): string | null | undefined {
   for (const c of ds.spec?.template?.spec?.containers ?? []) {
@@ -22,17 +23,14 @@ interface Finding {
   fixes: string[];
 }
 
-const dsByName = (dss: readonly DaemonSet[], ...names: string[]) =>
-  dss.find((d) => names.includes(d.metadata.name) || names.includes(d.metadata.labels?.["k8s-app"] ?? ""));
-
 function calicoAutodetectionOk(v: string): boolean {
   if (v.startsWith("skip-interface=")) return /liqo/.test(v);
   return /^(interface=|cidr=|kubernetes-internal-ip|can-reach=)/.test(v);
 }
 
 function fingerprintCalico(ctx: CheckContext, dss: readonly DaemonSet[], flannel: boolean): Finding | null {
-  const canal = dsByName(dss, "canal");
-  const ds = dsByName(dss, "calico-node") ?? canal;
+  const canal = cniDaemonSet(dss, CNI_DAEMONSETS.canal);
+  const ds = cniDaemonSet(dss, CNI_DAEMONSETS.calico) ?? canal;
   if (!ds) return null;
   const ref = `DaemonSet ${ds.metadata.namespace}/${ds.metadata.name}`;
   const backend = containerEnv(ds, "CALICO_NETWORKING_BACKEND");
@@ -89,7 +87,7 @@ function fingerprintCalico(ctx: CheckContext, dss: readonly DaemonSet[], flannel
 }
 
 function fingerprintCilium(ctx: CheckContext, dss: readonly DaemonSet[]): Finding | null {
-  const ds = dsByName(dss, "cilium");
+  const ds = cniDaemonSet(dss, CNI_DAEMONSETS.cilium);
   if (!ds) return null;
   const cm = (ctx.cluster.inv.tryItems("configmaps") ?? []).find((c) => c.metadata.name === "cilium-config");
   const f: Finding = {
@@ -159,11 +157,11 @@ function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding 
 function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Finding[] {
   const out: Finding[] = [];
   const refOf = (d: DaemonSet) => `DaemonSet ${d.metadata.namespace}/${d.metadata.name}`;
-  const kindnet = dsByName(dss, "kindnet");
+  const kindnet = cniDaemonSet(dss, CNI_DAEMONSETS.kindnet);
   if (kindnet) out.push(masqueradeBypass(ctx, "Kindnet", refOf(kindnet)));
-  const azure = dsByName(dss, "azure-cns", "azure-ip-masq-agent", "azure-cni");
+  const azure = cniDaemonSet(dss, CNI_DAEMONSETS.azure);
   if (azure) out.push(masqueradeBypass(ctx, "Azure CNI", refOf(azure)));
-  const aws = dsByName(dss, "aws-node");
+  const aws = cniDaemonSet(dss, CNI_DAEMONSETS.aws);
   if (aws) {
     const prio = controllerManagerArg(ctx.cluster.inv, "fabric-route-rule-priority");
     const f: Finding = {
@@ -184,7 +182,7 @@ function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
     }
     out.push(f);
   }
-  const anetd = dsByName(dss, "anetd");
+  const anetd = cniDaemonSet(dss, CNI_DAEMONSETS.gkeDataplaneV2);
   if (anetd) {
     out.push({
       cni: "GKE Dataplane V2",
@@ -198,14 +196,14 @@ function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
   }
   for (
     const [cni, names] of [
-      ["Weave Net", ["weave-net"]],
-      ["Antrea", ["antrea-agent"]],
-      ["kube-router", ["kube-router"]],
+      ["Weave Net", CNI_DAEMONSETS.weave],
+      ["Antrea", CNI_DAEMONSETS.antrea],
+      ["kube-router", CNI_DAEMONSETS.kubeRouter],
       // OpenShift's default CNI: ENV-06 reports the platform caveat (networking module is WIP there).
-      ["OVN-Kubernetes", ["ovnkube-node"]],
+      ["OVN-Kubernetes", CNI_DAEMONSETS.ovnKubernetes],
     ] as const
   ) {
-    const d = dsByName(dss, ...names);
+    const d = cniDaemonSet(dss, names);
     if (d) {
       out.push({ cni, warn: [], notes: [`${refOf(d)}: no Liqo-specific setting documented`], fixes: [] });
     }
@@ -215,10 +213,7 @@ function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
 
 function run(ctx: CheckContext): Outcome {
   const dss = ctx.cluster.inv.items("daemonsets");
-  const flannelDs = dss.find((d) =>
-    d.metadata.name === "kube-flannel-ds" || d.metadata.labels?.app === "flannel" ||
-    d.metadata.name === "kube-flannel"
-  );
+  const flannelDs = cniDaemonSet(dss, CNI_DAEMONSETS.flannel);
   const findings: Finding[] = [];
   const calico = fingerprintCalico(ctx, dss, !!flannelDs);
   if (calico) findings.push(calico);
@@ -233,7 +228,7 @@ function run(ctx: CheckContext): Outcome {
     });
   }
   const cilium = fingerprintCilium(ctx, dss);
-  if (cilium && !dsByName(dss, "anetd")) findings.push(cilium);
+  if (cilium && !cniDaemonSet(dss, CNI_DAEMONSETS.gkeDataplaneV2)) findings.push(cilium);
   findings.push(...fingerprintOthers(ctx, dss));
   if (findings.length === 0) {
     const raw = dss.filter((d) => d.metadata.namespace === "kube-system").map((d) => d.metadata.name);
