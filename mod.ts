@@ -1,52 +1,213 @@
 /**
- * FlyingFish as a library: run the Liqo connectivity checks against one or two clusters and get
- * the report document back.
+ * FlyingFish, the Liqo connectivity diagnosis, as a program and as a library.
+ *
+ * As a program, this module is the CLI (`flyingfish check`, `collect`, `report`, `demo`, …):
+ *
+ * ```sh
+ * deno run --unstable-net --allow-env --allow-read --allow-write --allow-net --allow-sys jsr:@flyingfish/cli check
+ * ```
+ *
+ * As a library, it runs the same diagnosis as `flyingfish check` against one or two clusters (or a
+ * bundle written by `flyingfish collect`) and returns the report document, the `-o json` contract:
  *
  * ```ts
- * import { createLiveSource, createProbeHub, defaultRunOptions, runDiagnosis } from "@flyingfish/cli";
- * const local = await createLiveSource({ context: "rome" });
- * const report = await runDiagnosis({
- *   local,
- *   options: defaultRunOptions(),
- *   probes: (sources) => createProbeHub({ sources, networkProbes: false, preciseUdp: false, sampleIntervalMs: 3000 }),
- * });
- * console.log(report.diagnosis);
+ * import { diagnose, renderReport } from "@flyingfish/cli";
+ * const report = await diagnose({ context: "rome", networkProbes: false });
+ * console.log(report.diagnosis?.summary ?? "no failure found", report.exitCode);
+ * console.log(renderReport(report, "markdown"));
  * ```
  * @module
  */
-export { type DiagnosisRequest, runDiagnosis } from "./diagnose/run.ts";
-export { CATALOG, dependentsOf, findCheck } from "./checks/catalog.ts";
-export { type Diagnosis, type EngineOutput, runEngine, validateCatalog } from "./checks/engine.ts";
+import type { ClusterSource } from "./kube/source.ts";
+import type { Report } from "./report/model.ts";
+import { type Format, render } from "./render/render.ts";
+
+export { FORMATS } from "./render/render.ts";
+export type { Format } from "./render/render.ts";
+export { jsonSchema, LAYERS, SCHEMA_VERSION, STATUSES } from "./report/model.ts";
 export type {
-  CheckContext,
-  CheckDef,
+  AlsoFailing,
+  CheatSheetEntry,
   CheckResult,
-  ClusterView,
+  ClusterInfo,
+  Diagnosis,
+  DumpTable,
+  ForeignClusterRow,
+  Hop,
+  Invocation,
   Layer,
-  Outcome,
-  PeerView,
-  RunOptions,
+  ModuleCondition,
+  PeerInfo,
+  PeeringDump,
+  RemediationStep,
+  Report,
+  ReportDiagnosis,
+  ReportGap,
+  ReportResult,
+  ReportSection,
+  ReportSummary,
+  SkipKind,
   Status,
-} from "./checks/types.ts";
-export { LAYER_TITLES, LAYERS, STATUSES } from "./checks/types.ts";
-export type { ClusterSource, K8sObject } from "./kube/source.ts";
-export { createLiveSource, type LiveClusterSource, type LiveSourceOptions } from "./kube/live/source.ts";
-export { createProbeHub } from "./probes/live_hub.ts";
-export { openSnapshot } from "./kube/snapshot.ts";
-export type { ProbeHub } from "./probes/hub.ts";
-export { jsonSchema, type Report, ReportSchema, SCHEMA_VERSION, summarize } from "./report/model.ts";
-export { type Format, FORMATS, render } from "./render/render.ts";
+} from "./report/model.ts";
 export { VERSION } from "./version.ts";
 
-import type { RunOptions } from "./checks/types.ts";
+/** What {@link diagnose} looks at and how; every field is optional, like the flags of `flyingfish check`. */
+export interface DiagnoseOptions {
+  /** kubeconfig file of the cluster to check (default: `$KUBECONFIG`, then `~/.kube/config`). */
+  kubeconfig?: string;
+  /** kubeconfig context (default: the current context). */
+  context?: string;
+  /** kubeconfig of the other end of the peering: both sides are checked and correlated. */
+  remoteKubeconfig?: string;
+  /** Context of the other end (in `remoteKubeconfig`, or in `kubeconfig` when that is absent). */
+  remoteContext?: string;
+  /** A bundle written by `flyingfish collect`: diagnosed offline instead of a live cluster. */
+  snapshot?: string;
+  /** Only these peers (remote cluster IDs or ForeignCluster names). */
+  peers?: readonly string[];
+  /** Send the host-side probes (GW-05's UDP datagram, API-01's TLS dial); default true. */
+  networkProbes?: boolean;
+  /** GW-05 through a libc socket that sees ICMP refusals (needs `--allow-ffi`); default false. */
+  preciseUdp?: boolean;
+  /** Timeout of each check and each API request, in milliseconds; default 30000. */
+  timeoutMs?: number;
+  /** Time between the two `wg show` samples of TUN-03, in milliseconds; default 3000. */
+  sampleIntervalMs?: number;
+  /** TUN-05 warns above this tunnel latency, in milliseconds; default 200. */
+  latencyThresholdMs?: number;
+  /** Aborts the run. */
+  signal?: AbortSignal;
+}
 
-/** The CLI's default run options. */
-export function defaultRunOptions(): RunOptions {
-  return {
-    networkProbes: true,
-    preciseUdp: false,
-    sampleIntervalMs: 3000,
-    latencyThresholdMs: 200,
-    checkTimeoutMs: 30_000,
+/** The clusters a run looks at (the shape `runDiagnosis` takes). */
+interface Sources {
+  local: ClusterSource;
+  remote: { source: ClusterSource | null; error?: string } | null;
+}
+
+/** Opens the live clusters, or the snapshot, that the options name. */
+async function openSources(o: DiagnoseOptions, timeoutMs: number): Promise<Sources> {
+  if (o.snapshot !== undefined) {
+    const { openSnapshot } = await import("./kube/snapshot.ts");
+    return await openSnapshot(o.snapshot);
+  }
+  // Nothing is sent here: the run's first requests find out whether the clusters answer (an
+  // unreachable remote end is then left out and the report says why, as in the CLI).
+  const [{ createLiveSource }, { ToolError, PermissionError }] = await Promise.all([
+    import("./kube/live/source.ts"),
+    import("./errors.ts"),
+  ]);
+  const local = await createLiveSource({
+    kubeconfig: o.kubeconfig,
+    context: o.context,
+    requestTimeoutMs: timeoutMs,
+  });
+  if (o.remoteKubeconfig === undefined && o.remoteContext === undefined) return { local, remote: null };
+  try {
+    const remote = await createLiveSource({
+      kubeconfig: o.remoteKubeconfig ?? o.kubeconfig,
+      context: o.remoteContext,
+      requestTimeoutMs: timeoutMs,
+    });
+    return { local, remote: { source: remote } };
+  } catch (err) {
+    // Like the CLI: a remote kubeconfig that cannot be loaded is reported in the report, not thrown.
+    if (err instanceof PermissionError || !(err instanceof ToolError)) {
+      await local.close();
+      throw err;
+    }
+    return { local, remote: { source: null, error: `remote cluster unavailable: ${err.message}` } };
+  }
+}
+
+/**
+ * Runs every check, like `flyingfish check`, and returns the report document (`report.exitCode`
+ * is the CLI's exit code: 0 healthy, 1 warnings or unknowns, 2 a failure). Throws a `ToolError`
+ * (exit code 3 in the CLI) when a cluster cannot be read at all: bad kubeconfig, unreachable API
+ * server, rejected credentials, a missing Deno permission.
+ */
+export async function diagnose(options: DiagnoseOptions = {}): Promise<Report> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const run = {
+    networkProbes: options.networkProbes ?? true,
+    preciseUdp: options.preciseUdp ?? false,
+    sampleIntervalMs: options.sampleIntervalMs ?? 3000,
+    latencyThresholdMs: options.latencyThresholdMs ?? 200,
+    checkTimeoutMs: timeoutMs,
   };
+  const [{ runDiagnosis }, { createProbeHub }] = await Promise.all([
+    import("./diagnose/run.ts"),
+    import("./probes/live_hub.ts"),
+  ]);
+  const { local, remote } = await openSources(options, timeoutMs);
+  try {
+    return await runDiagnosis({
+      local,
+      remote,
+      peers: options.peers,
+      options: run,
+      signal: options.signal,
+      probes: (sources) =>
+        createProbeHub({
+          sources,
+          networkProbes: run.networkProbes,
+          preciseUdp: run.preciseUdp,
+          sampleIntervalMs: run.sampleIntervalMs,
+        }),
+    });
+  } finally {
+    await local.close();
+    await remote?.source?.close();
+  }
+}
+
+/** How {@link renderReport} renders the text format (the other formats ignore it). */
+export interface RenderOptions {
+  /** ANSI colours; default false. */
+  color?: boolean;
+  /** Evidence of passing checks too, the run metadata, the peering dump and the cheat sheet. */
+  verbose?: boolean;
+  /** Only the diagnosis and the counts. */
+  quiet?: boolean;
+}
+
+/** Renders a report as `flyingfish check -o <format>` (or `report --format html`) prints it. */
+export function renderReport(report: Report, format: Format, options: RenderOptions = {}): string {
+  return render(report, format, {
+    color: options.color ?? false,
+    verbose: options.verbose ?? false,
+    quiet: options.quiet ?? false,
+  });
+}
+
+/** One entry of the check catalog (`flyingfish checks -o json`). */
+export interface CheckInfo {
+  /** Check ID, e.g. `GW-02`. */
+  id: string;
+  /** One-line title. */
+  title: string;
+  /** Layer of the Liqo network the check belongs to. */
+  layer: string;
+  /** True when the check needs both ends of the peering (`remoteKubeconfig`). */
+  needsRemote: boolean;
+  /** True when the check runs once per peer rather than once per cluster. */
+  perPeer: boolean;
+}
+
+/** The check catalog, in dependency order. */
+export async function listChecks(): Promise<CheckInfo[]> {
+  const { CATALOG } = await import("./checks/catalog.ts");
+  return CATALOG.map((c) => ({
+    id: c.id,
+    title: c.title,
+    layer: c.layer,
+    needsRemote: c.scope === "dual",
+    perPeer: c.perPeer,
+  }));
+}
+
+// `deno run jsr:@flyingfish/cli <command>` (and `deno run mod.ts`): the module run as a program is the CLI.
+if (import.meta.main) {
+  const { main } = await import("./cli/main.ts");
+  Deno.exit(await main(Deno.args));
 }

@@ -47,20 +47,31 @@ export interface EngineInput {
 
 /** Another root failure beside the diagnosis: a fault the diagnosed one does not explain. */
 export interface AlsoFailing {
+  /** Check ID, e.g. `IPAM-04`. */
   id: string;
+  /** Layer of the check. */
   layer: (typeof LAYERS)[number];
+  /** Remote cluster ID of the peer it concerns; null for a cluster-wide check. */
   peer: string | null;
+  /** Cluster the check ran on (its display name). */
   cluster: string;
+  /** One-line finding. */
   summary: string;
 }
 
 /** The diagnosis: the first broken link. */
 export interface Diagnosis {
+  /** ID of the check that is the first broken link, e.g. `GW-02`. */
   id: string;
+  /** Layer of the check. */
   layer: (typeof LAYERS)[number];
+  /** Remote cluster ID of the peer it concerns; null for a cluster-wide check. */
   peer: string | null;
+  /** Cluster the check ran on (its display name). */
   cluster: string;
+  /** One-line finding. */
   summary: string;
+  /** The fix: commands and comments, one per line; null when the check has none. */
   remediation: string | null;
   /**
    * The other root failures, in dependency order: failures that neither the diagnosis nor an
@@ -143,7 +154,8 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   for (const inst of instances) inst.deps = resolveDeps(inst, input, index);
   const signal = input.signal ?? new AbortController().signal;
   const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
-  results.sort((a, b) => compare(a, b, instances));
+  const ranks = new Map(instances.map((i) => [`${i.def.id}@${i.clusterLabel}`, i]));
+  results.sort((a, b) => compare(a, b, ranks));
   const diagnosis = diagnose(results, input.catalog);
   const exitCode = results.some((r) => r.status === "fail")
     ? 2
@@ -153,8 +165,9 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   return { results, diagnosis, exitCode };
 }
 
-function compare(a: CheckResult, b: CheckResult, instances: Instance[]): number {
-  const rank = (r: CheckResult) => instances.find((i) => i.def.id === r.id && i.clusterLabel === r.cluster);
+/** Layer, then catalog order, then cluster, then peer; `ranks` maps "id@cluster" to its instance. */
+function compare(a: CheckResult, b: CheckResult, ranks: ReadonlyMap<string, Instance>): number {
+  const rank = (r: CheckResult) => ranks.get(`${r.id}@${r.cluster}`);
   const la = LAYERS.indexOf(a.layer), lb = LAYERS.indexOf(b.layer);
   if (la !== lb) return la - lb;
   const ia = rank(a), ib = rank(b);

@@ -3,6 +3,7 @@
  * runs. Checks are data plus a function over the shared inventory (see engine.ts).
  */
 import type { KindId } from "../kube/kinds.ts";
+import type { ReadScope } from "../liqo/scopes.ts";
 import type { Malformed, Objects } from "../liqo/views/mod.ts";
 import type { ForeignCluster } from "../liqo/views/peering.ts";
 import type { ProbeHub } from "../probes/hub.ts";
@@ -61,21 +62,29 @@ export type SkipKind =
 
 /** What a check run produced, as reported. */
 export interface CheckResult {
+  /** Check ID, e.g. `GW-02`. */
   id: string;
+  /** One-line title of the check. */
   title: string;
+  /** Layer of the Liqo network the check belongs to. */
   layer: Layer;
+  /** Outcome: `pass`, `warn`, `fail`, `skip` or `unknown`. */
   status: Status;
   /** Remote cluster ID for peer-scoped checks, null for cluster-wide ones. */
   peer: string | null;
   /** Name of the cluster it was observed on ("A ↔ B" for checks that compare both). */
   cluster: string;
+  /** One-line finding. */
   summary: string;
+  /** The facts the finding rests on, one per entry. */
   evidence: string[];
+  /** The fix: commands and comments, one per line; null when there is nothing to do. */
   remediation: string | null;
   /** ID of the failed check that kept this one from running. */
   blockedBy: string | null;
   /** For skips: why (null otherwise). */
   skipKind: SkipKind | null;
+  /** How long the check ran, in milliseconds. */
   durationMs: number;
 }
 
@@ -125,6 +134,13 @@ export interface CheckDef {
   readonly reads: readonly KindId[];
   /** Kinds it uses when readable but can do without. */
   readonly optionalReads?: readonly KindId[];
+  /**
+   * Where it reads namespaced kinds of `reads`/`optionalReads` (see liqo/scopes.ts): e.g.
+   * `{ pods: ["tenants"] }` reads only the pods of the tenant namespaces. A kind not named here is
+   * read everywhere; pods and configmaps must be placed (a catalog test enforces it), so that a
+   * check that needs more says so.
+   */
+  readonly readsIn?: { readonly [K in KindId]?: readonly ReadScope[] };
   readonly explain: Explanation;
   /** The data-path hops whose health this check observes ([] for checks off the data path). */
   readonly hops: readonly Hop[];

@@ -1,5 +1,6 @@
 /** `flyingfish checks` and `flyingfish explain <ID>`: the catalog as data and as prose. */
 import { CATALOG, dependentsOf, findCheck } from "../checks/catalog.ts";
+import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
 import { LAYER_TITLES } from "../checks/types.ts";
 
 /** One catalog entry as `checks -o json` prints it. */
@@ -49,14 +50,17 @@ export function printCatalog(format: "text" | "json"): void {
   }
 }
 
-/** Prints the explanation of one check; returns the exit code (3 for an unknown ID). */
+/**
+ * Prints the explanation of one check (the ID in any case); returns the exit code: 3 for an unknown
+ * ID, with "did you mean" for a near one (`TUN02` → TUN-02).
+ */
 export function explain(id: string): number {
-  const text = explanation(id);
-  if (text === null) {
-    console.error(`flyingfish: no check "${id}" (see \`flyingfish checks\`)`);
+  const match = resolveCheckId(id, CATALOG);
+  if (!match.ok) {
+    console.error(`flyingfish: ${unknownIdMessage(match)}`);
     return 3;
   }
-  console.log(text);
+  console.log(explanation(match.id));
   return 0;
 }
 

@@ -4,10 +4,21 @@
 import { parseDurationFlag } from "../probes/duration.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
-import type { CheckResult, RunOptions } from "../checks/types.ts";
+import type { CheckDef, CheckResult, RunOptions } from "../checks/types.ts";
 import type { Report } from "../report/model.ts";
+import type { Invocation } from "../report/invocation.ts";
 import type { Format } from "../render/render.ts";
-import { stdoutIsTty, useColor, writeOut } from "./output.ts";
+import {
+  setProgress,
+  stdoutIsTty,
+  stopProgress,
+  terminalColumns,
+  useColor,
+  writeErr,
+  writeOut,
+} from "./output.ts";
+import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
+import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT } from "./defaults.ts";
 
 /** The cluster-selection flags shared by `check` and `report`. */
 export interface ClusterFlags {
@@ -23,7 +34,14 @@ export interface ClusterFlags {
 export interface CheckCommandOptions extends ClusterFlags {
   peer?: string[];
   output: Format | "text" | "json" | "yaml" | "markdown" | "junit";
+  /** `--only`: check IDs or layer names (comma-separated, repeatable); their prerequisites run too. */
+  only?: string[];
+  /** `--skip`: check IDs or layer names not to run; what needs them is not run either. */
+  skip?: string[];
+  /** Overall bound of the run (`0` = none). */
   timeout: string;
+  /** Bound of each API request and exec (`0` = none); absent: 30s. */
+  requestTimeout?: string;
   sampleInterval: string;
   latencyThreshold: string;
   networkProbes: boolean;
@@ -33,28 +51,77 @@ export interface CheckCommandOptions extends ClusterFlags {
   quiet?: boolean;
 }
 
-/** Parses a duration flag or fails with exit code 3. */
-export function durationOption(name: string, value: string): number {
+/** Parses a duration flag or fails with exit code 3; with `zeroMeansNone`, `0` is {@link NO_TIMEOUT_MS}. */
+export function durationOption(name: string, value: string, zeroMeansNone = false): number {
+  let ms: number;
   try {
-    return parseDurationFlag(value);
+    ms = parseDurationFlag(value);
   } catch (e) {
     throw new ToolError(`invalid ${name} "${value}": ${e instanceof Error ? e.message : e}`);
   }
+  if (!zeroMeansNone) return ms;
+  if (ms === 0) return NO_TIMEOUT_MS;
+  if (ms > NO_TIMEOUT_MS) {
+    throw new ToolError(`invalid ${name} "${value}": longer than 24 days (0 = no limit)`);
+  }
+  return ms;
 }
 
-/** Run options from the flags of `check` or `report` (an absent --latency-threshold means 200ms). */
+/** The two bounds of a run: each API request/exec (`--request-timeout`) and the whole run (`--timeout`). */
+export interface Timeouts {
+  requestTimeoutMs: number;
+  runTimeoutMs: number;
+}
+
+/** The timeouts from the flags (`0` = none: {@link NO_TIMEOUT_MS}; absent: the defaults). */
+export function timeoutsFrom(opts: { timeout?: string; requestTimeout?: string }): Timeouts {
+  return {
+    requestTimeoutMs: durationOption(
+      "--request-timeout",
+      opts.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT,
+      true,
+    ),
+    runTimeoutMs: durationOption("--timeout", opts.timeout ?? DEFAULT_RUN_TIMEOUT, true),
+  };
+}
+
+/**
+ * Run options from the flags of `check` or `report` (an absent --latency-threshold means 200ms).
+ * A check may wait for two `wg show` samples, each bounded by the request timeout, with the
+ * sampling interval between them: that is its own timeout (never beyond the run's).
+ */
 export function runOptionsFrom(
-  opts: Pick<CheckCommandOptions, "networkProbes" | "udpPrecise" | "sampleInterval" | "timeout"> & {
+  opts: Pick<CheckCommandOptions, "networkProbes" | "udpPrecise" | "sampleInterval"> & {
     latencyThreshold?: string;
+    timeout?: string;
+    requestTimeout?: string;
   },
 ): RunOptions {
+  const sampleIntervalMs = durationOption("--sample-interval", opts.sampleInterval);
+  const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   return {
     networkProbes: opts.networkProbes !== false,
     preciseUdp: opts.udpPrecise === true,
-    sampleIntervalMs: durationOption("--sample-interval", opts.sampleInterval),
+    sampleIntervalMs,
     latencyThresholdMs: durationOption("--latency-threshold", opts.latencyThreshold ?? "200ms"),
-    checkTimeoutMs: durationOption("--timeout", opts.timeout),
+    checkTimeoutMs: Math.min(2 * requestTimeoutMs + sampleIntervalMs, runTimeoutMs),
   };
+}
+
+/** The catalog `--only`/`--skip` select (undefined: the whole catalog); an unknown ID is exit 3. */
+export async function catalogFrom(
+  opts: Pick<CheckCommandOptions, "only" | "skip">,
+): Promise<readonly CheckDef[] | undefined> {
+  if (!opts.only?.length && !opts.skip?.length) return undefined;
+  const [{ CATALOG }, { resolveSelection, selectCatalog }] = await Promise.all([
+    import("../checks/catalog.ts"),
+    import("../checks/ids.ts"),
+  ]);
+  const only = resolveSelection(opts.only ?? [], CATALOG);
+  const skip = resolveSelection(opts.skip ?? [], CATALOG);
+  const errors = [...only.errors.map((e) => `--only: ${e}`), ...skip.errors.map((e) => `--skip: ${e}`)];
+  if (errors.length) throw new ToolError(errors.join("; "));
+  return selectCatalog(CATALOG, { only: only.ids, skip: skip.ids });
 }
 
 /** The clusters a run looks at: the local source and, in dual mode, the remote one (or why not). */
@@ -79,13 +146,13 @@ export async function openSources(
     const { openSnapshot } = await import("../kube/snapshot.ts");
     return await openSnapshot(opts.snapshot);
   }
+  // Nothing is sent here: /version goes out with the run's first lists (diagnose/run.ts).
   const { createLiveSource } = await import("../kube/live/source.ts");
   const local = await createLiveSource({
     kubeconfig: opts.kubeconfig,
     context: opts.context,
     requestTimeoutMs,
   });
-  await local.probeReachable();
   if (!opts.remoteKubeconfig && !opts.remoteContext) return { local, remote: null };
   try {
     const remote = await createLiveSource({
@@ -93,7 +160,6 @@ export async function openSources(
       context: opts.remoteContext,
       requestTimeoutMs,
     });
-    await remote.probeReachable();
     return { local, remote: { source: remote } };
   } catch (err) {
     if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
@@ -106,14 +172,53 @@ export async function openSources(
 /** Runs the check command; returns the exit code. */
 export async function runCheckCommand(opts: CheckCommandOptions): Promise<number> {
   const options = runOptionsFrom(opts);
-  const { local, remote } = await openSources(opts, options.checkTimeoutMs);
-  try {
-    const report = await diagnoseAndPrint(local, remote, options, opts);
-    return report.exitCode;
-  } finally {
-    await local.close();
-    await remote?.source?.close();
-  }
+  const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
+  const catalog = await catalogFrom(opts);
+  preloadRunModules();
+  return await withDeadline(runTimeoutMs, opts.timeout, async (onExpiry) => {
+    const { local, remote } = await openSources(opts, requestTimeoutMs);
+    const close = async () => {
+      await local.close();
+      await remote?.source?.close();
+    };
+    onExpiry(close);
+    try {
+      const { invocationOf } = await import("../report/invocation.ts");
+      const invocation = invocationOf({
+        program: "flyingfish",
+        args: Deno.args,
+        kubeconfig: opts.kubeconfig,
+        remoteKubeconfig: opts.remoteKubeconfig,
+        remoteContext: opts.remoteContext,
+      });
+      const printOpts: CheckCommandOptions & { catalog?: readonly CheckDef[]; invocation?: Invocation } = {
+        ...opts,
+        catalog,
+        invocation,
+      };
+      const report = await diagnoseAndPrint(local, remote, options, printOpts);
+      return report.exitCode;
+    } finally {
+      await close();
+    }
+  });
+}
+
+/**
+ * Starts loading the modules a run needs (engine and checks, probes, renderers) while the
+ * kubeconfig is read and the first requests are out; the later imports find them loaded.
+ */
+export function preloadRunModules(): void {
+  for (
+    const m of [
+      import("../diagnose/run.ts"),
+      import("../probes/live_hub.ts"),
+      import("../render/render.ts"),
+      import("../render/text.ts"),
+      import("../render/live.ts"),
+      import("../render/context.ts"),
+    ]
+  ) m.catch(() => {}); // a failure surfaces, mapped, where the module is used
 }
 
 /** Progress hooks of a diagnosis run. */
@@ -122,6 +227,10 @@ export interface DiagnoseHooks {
   onStart?: (i: { id: string; cluster: string; peer: string | null }) => void;
   /** A check result arrived. */
   onResult?: (r: CheckResult) => void;
+  /** The checks to run (`--only`/`--skip`); the whole catalog when absent. */
+  catalog?: readonly CheckDef[];
+  /** How the user ran FlyingFish (recorded in the report; remediation commands name its clusters). */
+  invocation?: Invocation;
 }
 
 /** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
@@ -150,36 +259,69 @@ export async function diagnose(
       }),
     onStart: hooks.onStart,
     onResult: hooks.onResult,
+    catalog: hooks.catalog,
+    invocation: hooks.invocation,
+    onNotice: (line) => console.error(`flyingfish: ${line}`),
   });
 }
 
-/** Runs the diagnosis over open sources and prints it in the requested format. */
+/**
+ * Runs the diagnosis over open sources and prints it in the requested format.
+ *
+ * Before the first request it says what it is connecting to (on a terminal, as the first text of
+ * the progress line; otherwise one stderr line), so a hung API server does not look like a hung
+ * tool. Text on a terminal gets a progress line, erased before the report; the report itself is
+ * printed whole at the end, in catalog order, like through a pipe. Machine formats get the cluster
+ * lines of the text header on stderr. `-q` adds nothing.
+ */
 export async function diagnoseAndPrint(
   local: ClusterSource,
   remote: OpenSources["remote"],
   options: RunOptions,
-  opts: { output: string; color?: boolean; verbose?: boolean; quiet?: boolean; peer?: string[] },
+  opts: {
+    output: string;
+    color?: boolean;
+    verbose?: boolean;
+    quiet?: boolean;
+    peer?: string[];
+    catalog?: readonly CheckDef[];
+    invocation?: Invocation;
+  },
 ): Promise<Report> {
-  const [{ render }, { LiveChecklist }] = await Promise.all([
+  const [{ render }, { LiveProgress }, { clusterLines, connectingLine }] = await Promise.all([
     import("../render/render.ts"),
-    import("../render/text.ts"),
+    import("../render/live.ts"),
+    import("../render/context.ts"),
   ]);
   const color = useColor(opts.color);
   const text = opts.output === "text";
-  const live = text && !opts.quiet && stdoutIsTty()
-    ? new LiveChecklist(writeOut, { color, verbose: opts.verbose === true, tty: true })
+  const quiet = opts.quiet === true;
+  const tty = text && stdoutIsTty();
+  const width = tty ? terminalColumns() : undefined;
+  const sources = remote?.source ? [local, remote.source] : [local];
+  const connecting = connectingLine(sources.map((s) => ({ ...s.endpoint, snapshot: s.isSnapshot })));
+  const live = tty && !quiet
+    ? new LiveProgress(writeOut, { color, columns: width!, status: connecting })
     : null;
-  const report = await diagnose(local, remote, options, opts.peer, {
-    onStart: live ? (i) => live.start(i.id, i.cluster, i.peer) : undefined,
-    onResult: live ? (r) => live.result(r) : undefined,
-  });
-  if (live) live.finish(report);
-  else {
-    writeOut(render(report, opts.output as Format, {
-      color,
-      verbose: opts.verbose === true,
-      quiet: opts.quiet === true,
-    }));
+  if (!live && !quiet) writeErr(`${connecting}\n`);
+  setProgress(live);
+  let report: Report;
+  try {
+    report = await diagnose(local, remote, options, opts.peer, {
+      onStart: live ? (i) => live.start(i.id, i.cluster, i.peer) : undefined,
+      onResult: live ? (r) => live.result(r) : undefined,
+      catalog: opts.catalog,
+      invocation: opts.invocation,
+    });
+  } finally {
+    stopProgress();
   }
+  if (!text && !quiet) writeErr(clusterLines(report).map((l) => ` ${l}\n`).join(""));
+  writeOut(render(report, opts.output as Format, {
+    color,
+    verbose: opts.verbose === true,
+    quiet,
+    width,
+  }));
   return report;
 }

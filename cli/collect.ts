@@ -4,7 +4,8 @@
  * `flyingfish check --snapshot` diagnoses later, elsewhere, offline.
  */
 import { z } from "zod";
-import { durationOption } from "./check.ts";
+import { durationOption, timeoutsFrom } from "./check.ts";
+import { type OnExpiry, withDeadline } from "./deadline.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CollectTarget } from "../collect/collect.ts";
@@ -18,10 +19,16 @@ export interface CollectCommandOptions {
   remoteKubeconfig?: string;
   remoteContext?: string;
   peer?: string[];
+  /** The bundle to write (`-f`, `--output-file`). */
+  outputFile?: string;
+  /** `-o`: a format everywhere else; refused here, naming `--output-file`. */
   output?: string;
   redactIps?: boolean;
   sampleInterval: string;
+  /** Overall bound of the capture (`0` = none). */
   timeout: string;
+  /** Bound of each API request and exec (`0` = none); absent: 30s. */
+  requestTimeout?: string;
   /** No progress and no summary line (errors still go to stderr). */
   quiet?: boolean;
 }
@@ -140,12 +147,35 @@ export function scrubbedLine(counts: Record<string, number> | undefined): string
 
 /** Runs the collect command; returns the exit code (0 when a bundle was written). */
 export async function runCollectCommand(opts: CollectCommandOptions): Promise<number> {
+  if (opts.output !== undefined) {
+    throw new ToolError(
+      `collect writes a bundle file: give it with --output-file (-f), e.g. --output-file ${
+        opts.output.endsWith(".tar.gz") ? opts.output : "peering.tar.gz"
+      } (-o is an output format in the other commands)`,
+    );
+  }
   const sampleIntervalMs = durationOption("--sample-interval", opts.sampleInterval);
-  const timeoutMs = durationOption("--timeout", opts.timeout);
-  const out = opts.output && opts.output !== "-" ? opts.output : defaultBundleName();
-  if (opts.output === "-") throw new ToolError("collect writes a file: give -o <bundle.tar.gz>");
+  const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
+  if (opts.outputFile === "-") {
+    throw new ToolError("collect writes a file: give --output-file <bundle.tar.gz>");
+  }
+  const out = opts.outputFile ?? defaultBundleName();
   ensureWritable(out);
+  return await withDeadline(
+    runTimeoutMs,
+    opts.timeout,
+    (onExpiry) => capture(opts, out, sampleIntervalMs, requestTimeoutMs, onExpiry),
+  );
+}
 
+/** Opens the clusters, captures and writes the bundle (closing what it opened, also on expiry). */
+async function capture(
+  opts: CollectCommandOptions,
+  out: string,
+  sampleIntervalMs: number,
+  timeoutMs: number,
+  onExpiry: OnExpiry,
+): Promise<number> {
   const [{ collectBundle }, { packBundle }, { kindsFor }, { CATALOG }] = await Promise.all([
     import("../collect/collect.ts"),
     import("../kube/bundle.ts"),
@@ -156,6 +186,9 @@ export async function runCollectCommand(opts: CollectCommandOptions): Promise<nu
   const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
   const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
   const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
+  onExpiry(async () => {
+    for (const t of targets) await t.source?.close();
+  });
   const secrets = [...local.secrets];
   if (dual) {
     const rk = opts.remoteKubeconfig ?? opts.kubeconfig;

@@ -28,9 +28,80 @@ export function envValue(name: string): string | undefined {
   }
 }
 
-/** Writes text to stdout synchronously (no console formatting). */
-export function writeOut(s: string): void {
+/** Terminal width assumed when stdout is a terminal that reports none (e.g. a bare pty). */
+const DEFAULT_COLUMNS = 80;
+
+/**
+ * Columns of the terminal on stdout: its reported size, else `$COLUMNS`, else 80. Only meaningful
+ * when {@link stdoutIsTty}; a pipe gets the renderer's own width.
+ */
+export function terminalColumns(): number {
+  try {
+    const { columns } = Deno.consoleSize();
+    if (columns > 0) return columns;
+  } catch {
+    // not a terminal (FORCE_TTY=1 through a pipe)
+  }
+  const env = Number(envValue("COLUMNS"));
+  return Number.isInteger(env) && env > 0 ? env : DEFAULT_COLUMNS;
+}
+
+function writeAll(file: { writeSync(p: Uint8Array): number }, s: string): void {
   const bytes = new TextEncoder().encode(s);
   let off = 0;
-  while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
+  while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+}
+
+/** Writes text to stdout synchronously (no console formatting). */
+export function writeOut(s: string): void {
+  writeAll(Deno.stdout, s);
+}
+
+/** Writes text to stderr synchronously (progress and context lines beside a machine format). */
+export function writeErr(s: string): void {
+  writeAll(Deno.stderr, s);
+}
+
+/** Something drawing in place on the terminal (the progress line of a run). */
+export interface Progress {
+  stop(): void;
+}
+
+let activeProgress: Progress | null = null;
+let consoleRestore: (() => void) | null = null;
+
+/**
+ * Registers the progress line being drawn (null when it is gone), for {@link stopProgress}. While
+ * one is registered, `console.error`/`console.warn` erase it first: a message that ends the run
+ * early (the `--timeout` tool error) must not land on the spinner's line.
+ */
+export function setProgress(p: Progress | null): void {
+  if (p === null) {
+    stopProgress();
+    return;
+  }
+  activeProgress = p;
+  if (consoleRestore) return;
+  const { error, warn } = console;
+  console.error = (...args: unknown[]) => {
+    stopProgress();
+    error(...args);
+  };
+  console.warn = (...args: unknown[]) => {
+    stopProgress();
+    warn(...args);
+  };
+  consoleRestore = () => {
+    console.error = error;
+    console.warn = warn;
+  };
+}
+
+/** Erases the progress line, if one is drawn, and gives the console back its own functions. */
+export function stopProgress(): void {
+  const p = activeProgress;
+  activeProgress = null;
+  consoleRestore?.();
+  consoleRestore = null;
+  p?.stop();
 }

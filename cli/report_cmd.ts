@@ -1,44 +1,56 @@
 /**
  * `flyingfish report`: run the same diagnosis as `check` and write a self-contained incident
- * report — HTML (default) or Markdown — to a file (`-o FILE`) or to stdout.
+ * report — HTML (default) or Markdown (`-o markdown`) — to a file (`--output-file FILE`) or stdout.
  *
  * Writing a file needs Deno's `--allow-write`; without it the command stops before touching any
  * cluster with the one-line permission error naming the flag (exit 3).
  */
-import { type ClusterFlags, diagnose, openSources, runOptionsFrom } from "./check.ts";
+import { type ClusterFlags, diagnose, openSources, runOptionsFrom, timeoutsFrom } from "./check.ts";
+import { withDeadline } from "./deadline.ts";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { writeOut } from "./output.ts";
 import type { Report } from "../report/model.ts";
 
-/** Formats `flyingfish report` writes. */
-export const REPORT_FORMATS = ["html", "markdown"] as const;
+export { REPORT_FORMATS } from "./defaults.ts";
+import type { REPORT_FORMATS } from "./defaults.ts";
 
 /** A `flyingfish report` format. */
 export type ReportFormat = typeof REPORT_FORMATS[number];
 
 /** Options of the report command, as parsed by commander. */
 export interface ReportCommandOptions extends ClusterFlags {
-  /** Output format; by default taken from the file extension (`.md` → markdown), else html. */
+  /** `-o`: the format; by default taken from the file extension (`.md` → markdown), else html. */
+  output?: ReportFormat;
+  /** `--format`, the first spelling of `-o` (kept: it cannot be misread). */
   format?: ReportFormat;
   /** File to write; stdout when absent or `-`. */
-  output?: string;
+  outputFile?: string;
   peer?: string[];
+  /** Overall bound of the run (`0` = none). */
   timeout: string;
+  /** Bound of each API request and exec (`0` = none); absent: 30s. */
+  requestTimeout?: string;
   sampleInterval: string;
   latencyThreshold?: string;
   networkProbes: boolean;
   udpPrecise?: boolean;
 }
 
-/** The format to write: `--format` when given, else guessed from the file name, else html. */
-export function reportFormat(opts: Pick<ReportCommandOptions, "format" | "output">): ReportFormat {
-  if (opts.format) return opts.format;
-  return /\.(md|markdown)$/i.test(opts.output ?? "") ? "markdown" : "html";
+/** The format to write: `-o` (or `--format`) when given, else guessed from the file name, else html. */
+export function reportFormat(
+  opts: Pick<ReportCommandOptions, "output" | "format" | "outputFile">,
+): ReportFormat {
+  if (opts.output && opts.format && opts.output !== opts.format) {
+    throw new ToolError(`-o ${opts.output} and --format ${opts.format} disagree: give one format`);
+  }
+  const chosen = opts.output ?? opts.format;
+  if (chosen) return chosen;
+  return /\.(md|markdown)$/i.test(opts.outputFile ?? "") ? "markdown" : "html";
 }
 
 /** The file to write, or null for stdout. */
-function targetFile(opts: Pick<ReportCommandOptions, "output">): string | null {
-  return opts.output && opts.output !== "-" ? opts.output : null;
+function targetFile(opts: Pick<ReportCommandOptions, "outputFile">): string | null {
+  return opts.outputFile && opts.outputFile !== "-" ? opts.outputFile : null;
 }
 
 /** Fails with the `--allow-write` permission error unless writing `file` is already granted. */
@@ -82,14 +94,28 @@ export async function runReportCommand(opts: ReportCommandOptions): Promise<numb
   const file = targetFile(opts);
   if (file) requireWrite(file);
   const options = runOptionsFrom(opts);
-  const { local, remote } = await openSources(opts, options.checkTimeoutMs);
-  let report: Report;
-  try {
-    report = await diagnose(local, remote, options, opts.peer);
-  } finally {
-    await local.close();
-    await remote?.source?.close();
-  }
+  const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
+  const report: Report = await withDeadline(runTimeoutMs, opts.timeout, async (onExpiry) => {
+    const { local, remote } = await openSources(opts, requestTimeoutMs);
+    const close = async () => {
+      await local.close();
+      await remote?.source?.close();
+    };
+    onExpiry(close);
+    try {
+      const { invocationOf } = await import("../report/invocation.ts");
+      const invocation = invocationOf({
+        program: "flyingfish",
+        args: Deno.args,
+        kubeconfig: opts.kubeconfig,
+        remoteKubeconfig: opts.remoteKubeconfig,
+        remoteContext: opts.remoteContext,
+      });
+      return await diagnose(local, remote, options, opts.peer, { invocation });
+    } finally {
+      await close();
+    }
+  });
   const text = await renderReport(report, format);
   if (!file) {
     writeOut(text);

@@ -10,16 +10,20 @@ import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize
 import { CATALOG } from "../checks/catalog.ts";
 import { type EngineInput, runEngine } from "../checks/engine.ts";
 import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
-import { ToolError } from "../errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
+import type { KindId } from "../kube/kinds.ts";
+import type { ReadScope } from "../liqo/scopes.ts";
 import { VERSION } from "../version.ts";
 import { buildPeeringDump, PEERING_DUMP_READS } from "../report/peering.ts";
 import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
-import { kindsFor, loadView, peersOf } from "./views.ts";
+import { assembleReport } from "../report/assemble.ts";
+import type { Invocation } from "../report/invocation.ts";
+import { peersOf, planFor, ViewLoader, viewOf } from "./views.ts";
 import { pairPeers } from "./pairing.ts";
 import { warmWireguard } from "./warmup.ts";
 
-export { kindsFor, loadView, peersOf } from "./views.ts";
+export { kindsFor, loadView, peersOf, planFor } from "./views.ts";
 export { pairPeers } from "./pairing.ts";
 
 /** What a run needs. */
@@ -35,19 +39,73 @@ export interface DiagnosisRequest {
   catalog?: readonly CheckDef[];
   onResult?: (r: CheckResult) => void;
   onStart?: EngineInput["onStart"];
+  /** How the user ran FlyingFish: recorded in the report; remediation commands name its clusters. */
+  invocation?: Invocation;
+  /** A line for the user while the run goes on (e.g. the remote cluster is left out, and why). */
+  onNotice?: (line: string) => void;
   signal?: AbortSignal;
 }
 
-/** Runs every check and returns the report document. */
+/**
+ * What the WireGuard warm-up waits for: the gateways, their pods and the peers — all in the first
+ * wave, needing nothing read before them. These reads are sent first.
+ */
+const WARMUP_READS: readonly (readonly [KindId, ReadScope])[] = [
+  ["gatewayservers", "cluster"],
+  ["gatewayclients", "cluster"],
+  ["foreignclusters", "cluster"],
+  ["pods", "gateways"],
+];
+
+/**
+ * Runs every check and returns the report document. The first wave of requests carries /version,
+ * discovery, every list read everywhere and those that locate the scoped lists; the scoped lists
+ * follow as soon as their location is known; the first `wg show` sample starts as soon as the
+ * gateways and their pods are in, so the sampling interval overlaps the remaining lists and checks.
+ */
 export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   const started = performance.now();
   const catalog = req.catalog ?? CATALOG;
-  const kinds = kindsFor(catalog);
+  const plan = planFor(catalog);
   const remoteSource = req.remote?.source ?? null;
-  const [local, loadedRemote] = await Promise.all([
-    loadView(req.local, kinds),
-    remoteSource ? loadView(remoteSource, kinds) : Promise.resolve(null),
-  ]);
+  const localLoad = new ViewLoader(req.local, plan, WARMUP_READS);
+  const localVersion = req.local.probeReachable?.() ?? Promise.resolve(null);
+  // The remote's /version decides whether the remote takes part: unreachable, it is left out (and
+  // its lists' failures with it) and the dual checks say why.
+  const remoteVersion = remoteSource?.probeReachable?.().then(
+    (v) => ({ ok: true as const, version: v }),
+    (err: unknown) => {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+      return { ok: false as const, error: `remote cluster unavailable: ${err.message}` };
+    },
+  ) ?? Promise.resolve({ ok: true as const, version: null });
+  const remoteLoad = remoteSource ? new ViewLoader(remoteSource, plan, WARMUP_READS) : null;
+  // A failed /version (unreachable, rejected credentials) ends the run before any list is judged.
+  const [localServer, reachedRemote] = await Promise.all([localVersion, remoteVersion]);
+  const remoteError = reachedRemote.ok ? req.remote?.error : reachedRemote.error;
+  if (remoteError && req.remote?.source) {
+    req.onNotice?.(`${remoteError} — checking ${req.local.endpoint.context} alone`);
+  }
+  const liveRemote = reachedRemote.ok ? remoteLoad : null;
+
+  // Warm-up: the first `wg show` of every gateway starts as soon as the gateways and their pods are
+  // read — before the cluster's name is known, so under a provisional one: the hub keys samples by
+  // source, and the checks later ask under the final name for the same sample.
+  const sources = new Map<string, ClusterSource>();
+  const probes = req.probes(sources);
+  const warm = async (load: ViewLoader, source: ClusterSource, alias: string, peers?: readonly string[]) => {
+    const early: ClusterView = { ...viewOf(source, await load.ready(WARMUP_READS)), name: alias };
+    sources.set(alias, source);
+    warmWireguard(probes, early, peersOf(early, peers));
+  };
+  // A warm-up that cannot start (an unreadable kind) leaves the sampling to the checks.
+  const warming = Promise.all([
+    warm(localLoad, req.local, "\u0000local", req.peers),
+    liveRemote ? warm(liveRemote, remoteSource!, "\u0000remote") : null,
+  ]).catch(() => {});
+
+  const [local, loadedRemote] = await Promise.all([localLoad.view(), liveRemote ? liveRemote.view() : null]);
+  await warming;
   // Two kubeconfigs for one cluster: judge it once; the dual checks say why they cannot run.
   const sameCluster = loadedRemote !== null && local.clusterId !== null &&
     local.clusterId === loadedRemote.clusterId;
@@ -68,16 +126,10 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   }
   const pairing = loadedRemote ? pairPeers(local, localPeers, loadedRemote) : null;
   const remotePeers = remote && pairing ? pairing.remotePeers : [];
-
-  const sources = new Map<string, ClusterSource>([[local.name, req.local]]);
+  sources.set(local.name, req.local);
   if (remote && remoteSource) sources.set(remote.name, remoteSource);
-  const probes = req.probes(sources);
-  warmWireguard(probes, local, localPeers);
-  if (remote) warmWireguard(probes, remote, remotePeers);
 
-  const remoteUnavailable = req.remote && !remote
-    ? req.remote.error ?? "remote cluster unavailable"
-    : undefined;
+  const remoteUnavailable = req.remote && !remote ? remoteError ?? "remote cluster unavailable" : undefined;
   const engine = await runEngine({
     catalog,
     local: { view: local, peers: localPeers },
@@ -101,6 +153,8 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     role: i === 0 ? "local" : "remote",
     liqoNamespace: v.liqoNamespace,
     liqoVersion: liqoVersionOf(v.inv),
+    serverVersion: (i === 0 ? localServer : reachedRemote.ok ? reachedRemote.version : null)?.gitVersion ??
+      null,
   }));
   if (req.remote && !remote && !sameCluster) {
     clusters.push({
@@ -133,7 +187,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     [],
   );
   const snapshot = req.local.isSnapshot;
-  return {
+  return assembleReport({
     schemaVersion: SCHEMA_VERSION,
     tool: { name: "flyingfish", version: VERSION },
     generatedAt: new Date().toISOString(),
@@ -149,7 +203,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     peering: peering.value,
     cheatSheet: cheatSheet.value,
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
-  };
+  }, req.invocation ?? null);
 }
 
 function peerInfo(view: ClusterView, p: PeerView): PeerInfo {

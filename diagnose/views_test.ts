@@ -50,3 +50,35 @@ Deno.test("ForeignClusters forbidden: peers come from the remote-cluster-id labe
   assert.match(of("FC-01")?.summary ?? "", /forbidden: foreignclusters/);
   assert.equal(of("GW-01")?.status, "pass", "the gateway is still judged for the peer");
 });
+
+Deno.test("read plan: every check that reads pods or configmaps says where; a kind read everywhere needs no narrower request", async () => {
+  const { CATALOG } = await import("../checks/catalog.ts");
+  const { planFor } = await import("./views.ts");
+  for (const c of CATALOG) {
+    for (const k of ["pods", "configmaps"] as const) {
+      if ([...c.reads, ...(c.optionalReads ?? [])].includes(k)) {
+        assert.ok(c.readsIn?.[k]?.length, `${c.id} reads ${k} without saying where (readsIn)`);
+      }
+    }
+  }
+  const plan = planFor([
+    { reads: ["pods"], readsIn: { pods: ["tenants"] } },
+    { reads: ["services"], readsIn: { services: ["liqo"] } },
+    { reads: ["services"] },
+  ]);
+  assert.deepEqual([...plan.get("pods")!], ["virtual-nodes", "gateways", "tenants"]);
+  assert.deepEqual([...plan.get("services")!], ["cluster"]);
+  // The scopes' inputs are read everywhere.
+  for (
+    const k of [
+      "foreignclusters",
+      "namespaces",
+      "gatewayservers",
+      "gatewayclients",
+      "virtualnodes",
+      "nodes",
+    ] as const
+  ) {
+    assert.deepEqual([...plan.get(k)!], ["cluster"], k);
+  }
+});

@@ -1,21 +1,29 @@
 /**
  * The authenticated GET of one cluster (used by kube/live/client.ts): Node's http(s) client with the
- * kubeconfig's credentials applied by client-node's `applyToHTTPSOptions`, a per-request timeout, an
- * optional byte bound on the body, and ONE keep-alive agent per client, built on the first request
- * from the TLS options client-node computed, so that a run's requests share a few TCP+TLS
- * connections instead of opening one per request (client-node's own agent has no keep-alive).
+ * context's credentials (kube/credentials.ts) and TLS settings, a per-request timeout, an optional
+ * byte bound on the body, and ONE keep-alive agent per client, so that a run's requests share a few
+ * TCP+TLS connections instead of opening one per request.
+ *
+ * At most {@link MAX_IN_FLIGHT} requests of a cluster are in flight at once (the agent has as many
+ * sockets); the others wait in FIFO order, their timeout running while they wait. A 20k-pod cluster
+ * then costs at most that many connections and that many bodies being received at once.
  *
  * Failed GETs are retried like kubectl does (see {@link RetryPolicy}): 429 and 503 (honouring
  * `Retry-After`), the other 5xx gateway/server errors, connection resets and timeouts, with exponential
- * backoff and jitter, all within the request's time budget (`timeoutMs` covers every attempt).
+ * backoff and jitter, all within the request's time budget (`timeoutMs` covers every attempt). A 401
+ * with credentials from an exec plugin runs the plugin again and resends once (client-go does too).
  *
- * Why node:https and not client-node's fetch transport: its undici dispatcher negotiates HTTP/2 and
- * a server GOAWAY aborts the Deno process (see DESIGN.md). The node: modules are imported lazily,
- * inside {@link createKubeHttp}; client-node is only used through the already loaded `KubeConfig`.
+ * Why node:https and not fetch: fetch cannot present a client certificate per cluster without
+ * Deno.createHttpClient, and an HTTP/2 GOAWAY aborted the process through the undici transport
+ * (see DESIGN.md). The node: modules are imported lazily, inside {@link createKubeHttp}.
  */
-import type { Agent as HttpAgent, IncomingMessage } from "node:http";
-import type { RequestOptions } from "node:https";
-import type { KubeConfig } from "./kubeconfig.ts";
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from "node:http";
+import type { AgentOptions } from "node:https";
+import { PermissionError, ToolError } from "../errors.ts";
+import type { CredentialSource, RequestCredentials } from "./credentials.ts";
+import { type Cluster, readFailure } from "./kubeconfig.ts";
+import { createLimiter, type LimiterStats } from "./limiter.ts";
+import { type CreateConnection, proxyConnection } from "./proxy.ts";
 
 /** Status and (decoded, possibly truncated) body of one GET. */
 export interface KubeHttpResponse {
@@ -74,19 +82,39 @@ export interface KubeGetOptions {
   accept?: string;
   /** Keep at most this many bytes of the body (default: all of it). */
   maxBytes?: number;
+  /** Go before non-urgent requests waiting for a slot (what the run's critical path waits on). */
+  urgent?: boolean;
 }
 
 /** Options of {@link createKubeHttp}. */
 export interface KubeHttpOptions {
   /**
-   * Maps an error of applying the credentials (e.g. a failing exec credential plugin) to the error
+   * Maps an error of getting the credentials (e.g. a failing exec credential plugin) to the error
    * that {@link KubeHttp.get} throws; without it the error is thrown as it is.
    */
   credentialsError?: (err: unknown) => unknown;
-  /** Most connections the keep-alive agent opens at once (default {@link MAX_SOCKETS}). */
-  maxSockets?: number;
+  /** Most requests in flight at once, and so most connections (default {@link MAX_IN_FLIGHT}). */
+  maxInFlight?: number;
   /** How failed GETs are retried (default {@link DEFAULT_RETRY}). */
   retry?: RetryPolicy;
+}
+
+/** What a connection to the API server needs: TLS material, headers, and the proxy agent if any. */
+export interface ConnectOptions {
+  /** Headers with the credentials (Authorization, Impersonate-*). */
+  headers: Record<string, string>;
+  /** TLS options for node:https / ws (ca, cert, key, servername, rejectUnauthorized). */
+  tls: AgentOptions;
+  /** How to open the connection when the cluster has a `proxy-url` (undefined: connect directly). */
+  createConnection?: CreateConnection;
+}
+
+/** Connection and queue counters of one cluster's client (for benchmarks and tests). */
+export interface KubeHttpStats extends LimiterStats {
+  /** TCP connections opened so far (to the API server, or to its proxy). */
+  connectionsOpened: number;
+  /** GETs answered or failed so far (each attempt counts). */
+  requests: number;
 }
 
 /** Authenticated GETs on one API server. */
@@ -96,121 +124,189 @@ export interface KubeHttp {
    * network errors and on timeout (`TimeoutError`) once the retries are spent ({@link retriesOf}).
    */
   get(path: string, opts?: KubeGetOptions): Promise<KubeHttpResponse>;
+  /** Credentials and TLS settings for a connection of its own (the exec websocket). */
+  connectOptions(): Promise<ConnectOptions>;
+  /** Connection and queue counters. */
+  stats(): KubeHttpStats;
   /** Destroys the agents (and so the kept-alive connections); idempotent. */
   close(): void;
 }
 
 /**
- * Default bound on the connections of one cluster: a run lists ~30 kinds in parallel; more requests
- * than this wait for a free kept-alive connection (their timeout runs while they wait).
+ * Default bound on the requests in flight (and so on the connections) of one cluster. A run lists
+ * ~30 kinds at once and pages through big ones: 16 keeps the server busy without opening a
+ * connection (and a TLS handshake) per list; more requests wait in FIFO order.
  */
-export const MAX_SOCKETS = 8;
+export const MAX_IN_FLIGHT = 16;
 
-/** The agent client-node puts in the request options (http.Agent or a proxy agent). */
+/** The same bound, under its former name (the agent has exactly this many sockets). */
+export const MAX_SOCKETS = MAX_IN_FLIGHT;
+
 type AnyAgent = HttpAgent & { destroy(): void };
 
+/** Every client's counters in this process, summed: what a benchmark reads after a run. */
+const processStats = { connectionsOpened: 0, requests: 0 };
+
+/** TCP connections opened and requests sent by every cluster client of this process so far. */
+export function processConnectionStats(): { connectionsOpened: number; requests: number } {
+  return { ...processStats };
+}
+
+/** The TLS settings of a cluster: its CA (data or file), server name and verification switch. */
+async function clusterTls(cluster: Cluster): Promise<AgentOptions> {
+  const tls: AgentOptions = {};
+  if (cluster.caData) {
+    tls.ca = atob(cluster.caData.replace(/\s+/g, ""));
+  } else if (cluster.caFile) {
+    try {
+      tls.ca = await Deno.readTextFile(cluster.caFile);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotCapable) {
+        throw new PermissionError("--allow-read", `read the certificate-authority ${cluster.caFile}`, {
+          cause: err,
+        });
+      }
+      throw new ToolError(
+        `cannot read certificate-authority ${cluster.caFile} of cluster ${cluster.name}: ${readFailure(err)}`,
+        { cause: err },
+      );
+    }
+  }
+  if (cluster.skipTLSVerify) tls.rejectUnauthorized = false;
+  if (cluster.tlsServerName) tls.servername = cluster.tlsServerName;
+  return tls;
+}
+
+/** Where requests go and with which credentials. */
+export interface KubeHttpTarget {
+  /** The context's cluster (server URL, TLS settings, proxy). */
+  cluster: Cluster;
+  /** The context's credentials. */
+  credentials: CredentialSource;
+}
+
 /**
- * Creates the GET client of `server` with the credentials of `kc`; each request (all its attempts)
- * times out after `timeoutMs`. Credentials are applied to every request (client-node refreshes expiring exec-plugin
- * tokens); the keep-alive agent is built once, on the first request.
+ * Creates the GET client of a cluster; each request (all its attempts, and its wait for a free
+ * slot) times out after `timeoutMs`. Credentials are asked for on every request (an exec plugin's
+ * token is refreshed when it expires); the keep-alive agent is built on the first request (again
+ * only if a plugin hands out a new client certificate).
  */
 export async function createKubeHttp(
-  kc: KubeConfig,
-  server: string,
+  target: KubeHttpTarget,
   timeoutMs: number,
   opts: KubeHttpOptions = {},
 ): Promise<KubeHttp> {
   const http = await import("node:http");
   const https = await import("node:https");
-  const base = server.replace(/\/+$/, "");
+  const { cluster, credentials } = target;
+  const base = cluster.server.replace(/\/+$/, "");
   const secure = base.startsWith("https:");
   const doRequest = secure ? https.request : http.request;
-  const viaProxy = Boolean(kc.getCurrentCluster()?.proxyUrl);
-  /** Agents to destroy on close: ours, and the one client-node caches (also used by exec websockets). */
-  const agents = new Set<AnyAgent>();
-  let keepAlive: AnyAgent | null = null;
+  const maxInFlight = opts.maxInFlight ?? MAX_IN_FLIGHT;
+  const limiter = createLimiter(maxInFlight);
+  const agents = new Map<string, AnyAgent>();
+  const seenSockets = new WeakSet<object>();
+  let connectionsOpened = 0;
+  let requests = 0;
+  let tlsBase: Promise<AgentOptions> | null = null;
 
-  /** Our agent, built once from the TLS options client-node applied (proxies: client-node's agent). */
-  function agentFor(options: RequestOptions): AnyAgent | undefined {
-    const theirs = options.agent instanceof http.Agent ? options.agent as AnyAgent : undefined;
-    if (theirs) agents.add(theirs);
-    if (viaProxy) return theirs;
-    if (!keepAlive) {
-      const common = {
-        keepAlive: true,
-        maxSockets: opts.maxSockets ?? MAX_SOCKETS,
-        scheduling: "lifo" as const,
-      };
-      keepAlive = secure
-        ? new https.Agent({
-          ...common,
-          ca: options.ca,
-          cert: options.cert,
-          key: options.key,
-          pfx: options.pfx,
-          passphrase: options.passphrase,
-          servername: options.servername,
-          ...(options.rejectUnauthorized !== undefined
-            ? { rejectUnauthorized: options.rejectUnauthorized }
-            : {}),
-        })
-        : new http.Agent(common);
-      agents.add(keepAlive);
+  async function tlsFor(creds: RequestCredentials): Promise<AgentOptions> {
+    tlsBase ??= clusterTls(cluster).catch((err) => {
+      tlsBase = null;
+      throw err;
+    });
+    const tls = { ...(await tlsBase) };
+    if (creds.cert && creds.key) {
+      tls.cert = creds.cert;
+      tls.key = creds.key;
     }
-    return keepAlive;
+    return tls;
+  }
+
+  /** The keep-alive agent for these TLS settings (one per client certificate: normally one). */
+  function agentFor(tls: AgentOptions): AnyAgent {
+    const key = `${tls.cert ?? ""}\0${tls.key ?? ""}`;
+    let agent = agents.get(key);
+    if (agent) return agent;
+    const common = { keepAlive: true, maxSockets: maxInFlight, scheduling: "lifo" as const };
+    agent = (secure ? new https.Agent({ ...common, ...tls }) : new http.Agent(common)) as AnyAgent;
+    if (cluster.proxyUrl) {
+      const connect = proxyConnection(cluster.proxyUrl, secure ? tls : null);
+      (agent as unknown as { createConnection: unknown }).createConnection = connect;
+    }
+    agents.set(key, agent);
+    return agent;
+  }
+
+  async function credentialsNow(): Promise<RequestCredentials> {
+    try {
+      return await credentials.get();
+    } catch (err) {
+      throw opts.credentialsError ? opts.credentialsError(err) : err;
+    }
   }
 
   const policy = opts.retry ?? DEFAULT_RETRY;
 
-  async function get(path: string, o: KubeGetOptions = {}): Promise<KubeHttpResponse> {
-    const accept = o.accept ?? "application/json";
-    const maxBytes = o.maxBytes ?? Infinity;
-    const options: RequestOptions = { headers: {} };
+  function countSocket(req: ClientRequest): void {
+    req.on("socket", (s: object) => {
+      if (seenSockets.has(s)) return;
+      seenSockets.add(s);
+      connectionsOpened++;
+      processStats.connectionsOpened++;
+    });
+  }
+
+  /**
+   * One attempt, timing out at `attemptDeadline` (the wait for a free slot included). A kept-alive
+   * connection the server closed while it sat idle fails with ECONNRESET/EPIPE as soon as it is
+   * reused: such a GET is sent once more at once (Node's advice), which is not counted as a retry.
+   */
+  async function attempt(
+    url: string,
+    agent: AnyAgent,
+    headers: Record<string, string>,
+    maxBytes: number,
+    attemptDeadline: number,
+    urgent = false,
+  ): Promise<Answer> {
+    const timeout = (): Error => {
+      const err = new Error(`request timed out after ${timeoutMs} ms`);
+      err.name = "TimeoutError";
+      return err;
+    };
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(timeout()), Math.max(0, attemptDeadline - Date.now()));
+    let release: (() => void) | null = null;
     try {
-      await kc.applyToHTTPSOptions(options);
-    } catch (err) {
-      throw opts.credentialsError ? opts.credentialsError(err) : err;
-    }
-    const agent = agentFor(options);
-    const url = `${base}${path}`;
-    const headers = { ...options.headers, Accept: accept, "User-Agent": "flyingfish" };
-    const deadline = Date.now() + timeoutMs;
-    /**
-     * One attempt, timing out at `attemptDeadline`. A kept-alive connection the server closed while it
-     * sat idle fails with ECONNRESET/EPIPE as soon as it is reused: such a GET is sent once more at
-     * once (Node's advice), which is not counted as a retry.
-     */
-    const attempt = (mayRetry: boolean, attemptDeadline: number): Promise<Answer> =>
-      new Promise<Answer>((resolve, reject) => {
-        let done = false;
-        const finish = (f: () => void): void => {
-          if (!done) {
-            done = true;
-            clearTimeout(timer);
-            f();
-          }
-        };
-        const req = doRequest(
-          url,
-          { method: "GET", agent, auth: options.auth, headers },
-          (res: IncomingMessage) => {
+      release = await limiter.acquire(ctl.signal, urgent);
+      const send = (mayResend: boolean): Promise<Answer> =>
+        new Promise<Answer>((resolve, reject) => {
+          let done = false;
+          const finish = (f: () => void): void => {
+            if (!done) {
+              done = true;
+              ctl.signal.removeEventListener("abort", onAbort);
+              f();
+            }
+          };
+          requests++;
+          processStats.requests++;
+          const req = doRequest(url, { method: "GET", agent, headers }, (res: IncomingMessage) => {
             const chunks: Uint8Array[] = [];
             let size = 0;
             res.on("data", (c: Uint8Array) => {
               if (size < maxBytes) chunks.push(c.subarray(0, maxBytes - size));
               size += c.length;
             });
-            res.on(
-              "end",
-              () =>
-                finish(() =>
-                  resolve({
-                    status: res.statusCode ?? 0,
-                    body: new TextDecoder().decode(concatBytes(chunks)),
-                    retryAfter: headerValue(res.headers["retry-after"]),
-                  })
-                ),
-            );
+            res.on("end", () =>
+              finish(() =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  body: new TextDecoder().decode(concatBytes(chunks)),
+                  retryAfter: headerValue(res.headers["retry-after"]),
+                })
+              ));
             res.on("error", (err: unknown) => finish(() => reject(err)));
             // A connection cut mid-body (no `end`): the same error Node gives for it.
             res.on("close", () => {
@@ -218,32 +314,54 @@ export async function createKubeHttp(
                 finish(() => reject(Object.assign(new Error("aborted"), { code: "ECONNRESET" })));
               }
             });
-          },
-        );
-        const timer: ReturnType<typeof setTimeout> = setTimeout(() => {
-          const err = new Error(`request timed out after ${timeoutMs} ms`);
-          err.name = "TimeoutError";
-          finish(() => reject(err));
-          req.destroy(err);
-        }, Math.max(0, attemptDeadline - Date.now()));
-        req.on("error", (err: unknown) =>
-          finish(() => {
-            if (mayRetry && req.reusedSocket && isStaleConnection(err)) {
-              resolve(attempt(false, attemptDeadline));
-            } else reject(err);
-          }));
-        req.end();
-      });
+          });
+          countSocket(req);
+          const onAbort = (): void => {
+            finish(() => reject(ctl.signal.reason));
+            req.destroy(ctl.signal.reason);
+          };
+          ctl.signal.addEventListener("abort", onAbort, { once: true });
+          req.on("error", (err: unknown) =>
+            finish(() => {
+              if (mayResend && req.reusedSocket && isStaleConnection(err)) resolve(send(false));
+              else reject(err);
+            }));
+          req.end();
+        });
+      return await send(true);
+    } finally {
+      clearTimeout(timer);
+      release?.();
+    }
+  }
+
+  async function get(path: string, o: KubeGetOptions = {}): Promise<KubeHttpResponse> {
+    const accept = o.accept ?? "application/json";
+    const maxBytes = o.maxBytes ?? Infinity;
+    const url = `${base}${path}`;
+    const deadline = Date.now() + timeoutMs;
+    let renewed = false;
+    let creds = await credentialsNow();
+    let agent = agentFor(await tlsFor(creds));
     for (let retries = 0;; retries++) {
       const remaining = deadline - Date.now();
       const last = retries + 1 >= policy.attempts;
       const attemptMs = last ? remaining : remaining - Math.min(remaining / 3, RETRY_RESERVE_MS);
+      const headers = { ...creds.headers, Accept: accept, "User-Agent": "flyingfish" };
       let answer: Answer | null = null;
       let error: unknown = null;
       try {
-        answer = await attempt(true, Date.now() + attemptMs);
+        answer = await attempt(url, agent, headers, maxBytes, Date.now() + attemptMs, o.urgent === true);
       } catch (err) {
         error = err;
+      }
+      if (answer?.status === 401 && !renewed && credentials.renew()) {
+        // The plugin's token may have been revoked before its expiry: ask once more, resend once.
+        renewed = true;
+        creds = await credentialsNow();
+        agent = agentFor(await tlsFor(creds));
+        retries--;
+        continue;
       }
       const retryable = answer ? RETRYABLE_STATUSES.has(answer.status) : isTransientError(error);
       const wait = retryable && !last
@@ -258,8 +376,18 @@ export async function createKubeHttp(
     }
   }
 
+  async function connectOptions(): Promise<ConnectOptions> {
+    const creds = await credentialsNow();
+    const tls = await tlsFor(creds);
+    return {
+      headers: creds.headers,
+      tls,
+      createConnection: cluster.proxyUrl ? proxyConnection(cluster.proxyUrl, secure ? tls : null) : undefined,
+    };
+  }
+
   function close(): void {
-    for (const a of agents) {
+    for (const a of agents.values()) {
       try {
         a.destroy();
       } catch {
@@ -267,10 +395,14 @@ export async function createKubeHttp(
       }
     }
     agents.clear();
-    keepAlive = null;
   }
 
-  return { get, close };
+  return {
+    get,
+    connectOptions,
+    stats: () => ({ ...limiter.stats(), connectionsOpened, requests }),
+    close,
+  };
 }
 
 /**

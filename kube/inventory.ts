@@ -3,8 +3,8 @@
  * checks. A kind that cannot be read is remembered with the reason; a check that needs it becomes
  * `unknown` ("forbidden: …") without having to handle it.
  */
-import { type KindId, KINDS } from "./kinds.ts";
-import type { ClusterSource, DiscoveryOutcome, K8sObject, Unavailable } from "./source.ts";
+import { type KindId, KINDS, listPath, type ListScope, selectorsOf } from "./kinds.ts";
+import type { ClusterSource, DiscoveryOutcome, K8sObject, ListOptions, Unavailable } from "./source.ts";
 import { LIQO_GROUP_VERSIONS } from "./kinds.ts";
 
 /** State of one kind in an inventory. */
@@ -36,37 +36,132 @@ export function servedByDiscovery(kind: KindId, discovery: DiscoveryOutcome | nu
   return gv ? gv.resources.includes(spec.plural) : false;
 }
 
-/** What one cluster holds, read once. */
-export class Inventory {
-  readonly #lists = new Map<KindId, K8sObject[]>();
-  readonly #errors = new Map<KindId, { reason: Unavailable; message: string }>();
-  readonly #retries = new Map<KindId, number>();
-  #discovery: DiscoveryOutcome | null = null;
+/** One list request of a kind: everywhere (no scope) or within a namespace and/or selectors. */
+export interface ListRequest {
+  readonly kind: KindId;
+  readonly scope?: ListScope;
+}
 
-  /** Lists the given kinds (and discovery when asked) in parallel from a source. */
+/** The identity of a list request: one request per (path, selectors) per cluster. */
+export function requestKey(kind: KindId, scope: ListScope = {}): string {
+  const spec = KINDS[kind];
+  const { labelSelector, fieldSelector } = selectorsOf(spec, scope);
+  return `${listPath(spec, scope.namespace)}?${labelSelector ?? ""}&${fieldSelector ?? ""}`;
+}
+
+/** What one list request brought back. */
+type Part =
+  | { ok: true; items: K8sObject[]; retries?: number }
+  | { ok: false; reason: Unavailable; message: string };
+
+/**
+ * What one cluster holds, read once. A kind may be read in several scoped requests (pods of the
+ * Liqo namespace, of each tenant namespace, on each virtual node): the kind's objects are their
+ * union, and the kind is readable only when every one of its requests was.
+ */
+export class Inventory {
+  /** kind → request key → what that request returned. */
+  readonly #parts = new Map<KindId, Map<string, Part>>();
+  readonly #pending = new Map<string, Promise<void>>();
+  /** kind → the union of its parts (rebuilt when a part arrives). */
+  readonly #merged = new Map<KindId, K8sObject[]>();
+  #source: ClusterSource | null = null;
+  #settled = false;
+  #discovery: DiscoveryOutcome | null = null;
+  #discoveryRead: Promise<void> | null = null;
+
+  /** Lists the given kinds everywhere (and discovery when asked) in parallel from a source. */
   static async load(
     source: ClusterSource,
     kinds: Iterable<KindId>,
     withDiscovery: boolean,
   ): Promise<Inventory> {
-    const inv = new Inventory();
-    const unique = [...new Set(kinds)];
-    const lists = unique.map(async (kind) => {
-      const out = await source.list(KINDS[kind]);
-      if (out.ok) {
-        inv.#lists.set(kind, out.items);
-        if (out.retries) inv.#retries.set(kind, out.retries);
-      } else if (out.reason === "missing") inv.#lists.set(kind, []), inv.#errors.set(kind, out);
-      else inv.#errors.set(kind, out);
-    });
-    const disco = withDiscovery
-      ? source.discovery(LIQO_GROUP_VERSIONS).then((d) => {
-        inv.#discovery = d;
-      })
-      : Promise.resolve();
-    await Promise.all([...lists, disco]);
-    if (withDiscovery) inv.#reconcileMissing();
+    const inv = Inventory.reading(source, withDiscovery);
+    await Promise.all([...new Set(kinds)].map((kind) => inv.read(kind)));
+    await inv.settle();
     return inv;
+  }
+
+  /**
+   * An inventory filled progressively from a source: {@link read} starts list requests (each at
+   * most once), {@link settle} waits for all of them and for discovery.
+   */
+  static reading(source: ClusterSource, withDiscovery: boolean): Inventory {
+    const inv = new Inventory();
+    inv.#source = source;
+    if (withDiscovery) {
+      inv.#discoveryRead = source.discovery(LIQO_GROUP_VERSIONS).then((d) => {
+        inv.#discovery = d;
+      });
+    }
+    return inv;
+  }
+
+  /**
+   * Reads one kind (everywhere, or within a scope) unless the same request was already made;
+   * resolves when its answer is in. Never rejects. `opts.urgent` sends it before waiting others.
+   */
+  read(kind: KindId, scope?: ListScope, opts?: ListOptions): Promise<void> {
+    const key = requestKey(kind, scope);
+    const known = this.#pending.get(key);
+    if (known) return known;
+    const source = this.#source;
+    if (!source) throw new Error("Inventory.read: this inventory has no source");
+    const done = source.list(KINDS[kind], scope, opts).then(
+      (out) => this.#store(kind, key, out),
+      (err) => this.#store(kind, key, { ok: false, reason: "error", message: String(err) }),
+    );
+    this.#pending.set(key, done);
+    return done;
+  }
+
+  /**
+   * Records that a kind was read where it lives and nothing was there to list (a scope that
+   * resolved to no namespace): the kind is readable and empty there, not "not listed".
+   */
+  readNone(kind: KindId): void {
+    this.#store(kind, `${kind}#none`, { ok: true, items: [] });
+  }
+
+  /** The list requests made so far (their keys), e.g. to compare with what checks declare. */
+  requested(): string[] {
+    return [...this.#pending.keys()];
+  }
+
+  /** Waits for every request made so far and for discovery, then judges 404s against discovery. */
+  async settle(): Promise<void> {
+    let size = -1;
+    // A request may be started while others are awaited: wait until no new one appeared.
+    while (size !== this.#pending.size) {
+      size = this.#pending.size;
+      await Promise.all([...this.#pending.values(), this.#discoveryRead]);
+    }
+    if (this.#discoveryRead) this.#reconcileMissing();
+    this.#settled = true;
+  }
+
+  /** True once {@link settle} returned: every request is answered and judged; nothing changes any more. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /**
+   * Replaces a settled kind's objects by `items` — the same objects as parsed by their typed view
+   * (liqo/views): the raw answers are let go instead of being held twice. Counts and states stay.
+   */
+  compact(kind: KindId, items: K8sObject[]): void {
+    if (!this.#settled || this.#failure(kind)) return;
+    const merged = this.#union(kind);
+    if (!merged || merged.length !== items.length) return;
+    for (const part of this.#parts.get(kind)?.values() ?? []) if (part.ok) part.items = [];
+    this.#merged.set(kind, items);
+  }
+
+  #store(kind: KindId, key: string, out: Part): void {
+    let parts = this.#parts.get(kind);
+    if (!parts) this.#parts.set(kind, parts = new Map());
+    parts.set(key, out);
+    this.#merged.delete(kind);
   }
 
   /**
@@ -74,20 +169,59 @@ export class Inventory {
    * the kind; otherwise the list is unreadable (missing data must never read as "nothing there").
    */
   #reconcileMissing(): void {
-    for (const [kind, err] of this.#errors) {
-      if (err.reason !== "missing") continue;
-      const served = servedByDiscovery(kind, this.#discovery);
-      if (served === false) continue;
-      const spec = KINDS[kind];
-      const gv = spec.group === "" ? spec.version : `${spec.group}/${spec.version}`;
-      this.#lists.delete(kind);
-      this.#errors.set(kind, {
-        reason: "error",
-        message: served
-          ? `the list of ${spec.plural} answered 404 although discovery serves ${gv}/${spec.plural} (${err.message})`
-          : `the list of ${spec.plural} answered 404 and discovery could not confirm that ${gv} is not installed (${err.message})`,
-      });
+    for (const [kind, parts] of this.#parts) {
+      for (const [key, part] of parts) {
+        if (part.ok || part.reason !== "missing") continue;
+        const served = servedByDiscovery(kind, this.#discovery);
+        if (served === false) continue;
+        const spec = KINDS[kind];
+        const gv = spec.group === "" ? spec.version : `${spec.group}/${spec.version}`;
+        parts.set(key, {
+          ok: false,
+          reason: "error",
+          message: served
+            ? `the list of ${spec.plural} answered 404 although discovery serves ${gv}/${spec.plural} (${part.message})`
+            : `the list of ${spec.plural} answered 404 and discovery could not confirm that ${gv} is not installed (${part.message})`,
+        });
+        this.#merged.delete(kind);
+      }
     }
+  }
+
+  /** The first failed request of a kind (a refusal first), if any. */
+  #failure(kind: KindId): { reason: Unavailable; message: string } | null {
+    let first: { reason: Unavailable; message: string } | null = null;
+    for (const part of this.#parts.get(kind)?.values() ?? []) {
+      if (part.ok) continue;
+      if (part.reason === "forbidden") return part;
+      if (!first || first.reason === "missing") first = part;
+    }
+    return first;
+  }
+
+  /** The union of a kind's readable parts (each object once), or null when none was read. */
+  #union(kind: KindId): K8sObject[] | null {
+    const cached = this.#merged.get(kind);
+    if (cached) return cached;
+    const parts = this.#parts.get(kind);
+    if (!parts || parts.size === 0) return null;
+    const oks = [...parts.values()].filter((p) => p.ok);
+    let items: K8sObject[];
+    if (oks.length <= 1) items = oks[0]?.items ?? [];
+    else {
+      const seen = new Set<string>();
+      items = [];
+      for (const part of oks) {
+        for (const o of part.items) {
+          const id = `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          items.push(o);
+        }
+      }
+    }
+    this.#merged.set(kind, items);
+    return items;
   }
 
   /** Builds an inventory from already-known lists (tests, snapshots). */
@@ -97,24 +231,29 @@ export class Inventory {
     discovery: DiscoveryOutcome | null = null,
   ): Inventory {
     const inv = new Inventory();
-    for (const [k, v] of Object.entries(lists)) inv.#lists.set(k as KindId, v as K8sObject[]);
-    for (const [k, v] of Object.entries(errors)) inv.#errors.set(k as KindId, v!);
+    for (const [k, v] of Object.entries(lists)) {
+      inv.#store(k as KindId, "", { ok: true, items: v as K8sObject[] });
+    }
+    // An error wins over a list of the same kind, as when one of its requests failed.
+    for (const [k, v] of Object.entries(errors)) inv.#store(k as KindId, "!", { ok: false, ...v! });
     inv.#discovery = discovery;
     return inv;
   }
 
   /** All objects of a kind; a CRD that is not installed reads as empty. Throws if unreadable. */
   items(kind: KindId): readonly K8sObject[] {
-    const list = this.#lists.get(kind);
+    const err = this.#failure(kind);
+    if (err && err.reason !== "missing") throw new KindUnavailableError(kind, err.reason, err.message);
+    const list = this.#union(kind);
     if (list) return list;
-    const err = this.#errors.get(kind);
-    if (err) throw new KindUnavailableError(kind, err.reason, err.message);
     throw new KindUnavailableError(kind, "not-listed", "the check did not declare it in `reads`");
   }
 
   /** Objects of a kind, or null when it could not be read. */
   tryItems(kind: KindId): readonly K8sObject[] | null {
-    return this.#lists.get(kind) ?? null;
+    const err = this.#failure(kind);
+    if (err && err.reason !== "missing") return null;
+    return this.#union(kind);
   }
 
   /** Objects of a kind in one namespace. */
@@ -137,13 +276,15 @@ export class Inventory {
 
   /** Why a kind is unavailable, or its count. */
   state(kind: KindId): KindState {
-    const err = this.#errors.get(kind);
+    const parts = this.#parts.get(kind);
+    if (!parts || parts.size === 0) return { state: "not-listed" };
+    const err = this.#failure(kind);
     if (err && err.reason !== "missing") return { state: err.reason, message: err.message };
-    const list = this.#lists.get(kind);
-    if (err) return { state: "missing", message: err.message };
-    if (!list) return { state: "not-listed" };
-    const retries = this.#retries.get(kind);
-    return retries ? { state: "ok", count: list.length, retries } : { state: "ok", count: list.length };
+    if (err && ![...parts.values()].some((p) => p.ok)) return { state: "missing", message: err.message };
+    const count = this.#union(kind)?.length ?? 0;
+    let retries = 0;
+    for (const p of parts.values()) if (p.ok) retries += p.retries ?? 0;
+    return retries ? { state: "ok", count, retries } : { state: "ok", count };
   }
 
   /** Discovery result, when it was requested. */
@@ -154,7 +295,7 @@ export class Inventory {
   /** Kinds read and their states (for manifests and verbose output). */
   states(): Record<string, KindState> {
     const out: Record<string, KindState> = {};
-    for (const k of new Set([...this.#lists.keys(), ...this.#errors.keys()])) out[k] = this.state(k);
+    for (const k of this.#parts.keys()) out[k] = this.state(k);
     return out;
   }
 }

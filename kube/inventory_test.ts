@@ -49,3 +49,52 @@ Deno.test("without discovery a 404 cannot be read as absence", async () => {
   assert.equal(servedByDiscovery("connections", failed), null);
   assert.equal(servedByDiscovery("pods", failed), true);
 });
+
+Deno.test("scoped reads: one request per (path, selectors), the kind is their union, and one failed scope makes it unreadable", async () => {
+  const calls: string[] = [];
+  const pods = (ns: string, names: string[]) => names.map((name) => ({ metadata: { name, namespace: ns } }));
+  const src: ClusterSource = {
+    ...source([], { ok: true, groups: [] }),
+    list(spec, scope): Promise<ListOutcome> {
+      calls.push(`${spec.plural} ${scope?.namespace ?? "*"} ${scope?.fieldSelector ?? ""}`);
+      if (scope?.namespace === "forbidden-ns") {
+        return Promise.resolve({
+          ok: false,
+          reason: "forbidden",
+          message: "pods is forbidden in forbidden-ns",
+        });
+      }
+      if (scope?.namespace === "b") {
+        return Promise.resolve({ ok: true, items: pods("b", ["b1", "shared"]), retries: 2 });
+      }
+      return Promise.resolve({ ok: true, items: pods(scope?.namespace ?? "a", ["a1", "shared"]) });
+    },
+  };
+  const inv = Inventory.reading(src, false);
+  await Promise.all([
+    inv.read("pods", { namespace: "a" }),
+    inv.read("pods", { namespace: "b" }),
+    inv.read("pods", { namespace: "a" }),
+  ]);
+  await inv.settle();
+  assert.deepEqual(calls, ["pods a ", "pods b "]);
+  assert.deepEqual(inv.items("pods").map((p) => `${p.metadata.namespace}/${p.metadata.name}`), [
+    "a/a1",
+    "a/shared",
+    "b/b1",
+    "b/shared",
+  ]);
+  assert.deepEqual(inv.state("pods"), { state: "ok", count: 4, retries: 2 });
+  assert.equal(inv.requested().length, 2);
+
+  await inv.read("pods", { namespace: "forbidden-ns" });
+  assert.equal(inv.tryItems("pods"), null);
+  assert.equal(inv.state("pods").state, "forbidden");
+  assert.throws(() => inv.items("pods"), /forbidden: pods/);
+
+  // A scope that resolved to no namespace: read, and empty.
+  const none = Inventory.reading(src, false);
+  none.readNone("configmaps");
+  assert.deepEqual(none.items("configmaps"), []);
+  assert.deepEqual(none.state("configmaps"), { state: "ok", count: 0 });
+});

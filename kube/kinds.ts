@@ -145,10 +145,50 @@ function liqo(group: string, plural: string, kind: string): KindSpec {
   return { group: `${group}.liqo.io`, version: "v1beta1", plural, kind, namespaced: true };
 }
 
-/** The URL path that lists a kind across all namespaces. */
-export function listPath(spec: KindSpec): string {
+/**
+ * Where one list request looks: a namespace and/or server-side selectors, on top of the kind's own
+ * ({@link KindSpec.labelSelector}, {@link KindSpec.fieldSelector}). No scope: every namespace.
+ */
+export interface ListScope {
+  /** Only this namespace (namespaced kinds). */
+  readonly namespace?: string;
+  /** Server-side label selector, ANDed with the kind's own. */
+  readonly labelSelector?: string;
+  /** Server-side field selector, ANDed with the kind's own (e.g. `spec.nodeName=<node>`). */
+  readonly fieldSelector?: string;
+}
+
+/** The URL path that lists a kind across all namespaces, or in one namespace. */
+export function listPath(spec: KindSpec, namespace?: string): string {
   const base = spec.group === "" ? `/api/${spec.version}` : `/apis/${spec.group}/${spec.version}`;
-  return `${base}/${spec.plural}`;
+  const ns = namespace !== undefined && spec.namespaced ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  return `${base}${ns}/${spec.plural}`;
+}
+
+/** The label and field selectors of one list request: the kind's own ANDed with the scope's. */
+export function selectorsOf(
+  spec: KindSpec,
+  scope: ListScope = {},
+): { labelSelector?: string; fieldSelector?: string } {
+  const and = (...parts: (string | undefined)[]) => {
+    const all = parts.filter((p): p is string => p !== undefined && p.length > 0);
+    return all.length ? all.join(",") : undefined;
+  };
+  const labelSelector = and(spec.labelSelector, scope.labelSelector);
+  const fieldSelector = and(spec.fieldSelector, scope.fieldSelector);
+  return {
+    ...(labelSelector ? { labelSelector } : {}),
+    ...(fieldSelector ? { fieldSelector } : {}),
+  };
+}
+
+/** "pods in namespace liqo with spec.nodeName=vk-x": a list request in words, for messages. */
+export function describeList(spec: KindSpec, scope: ListScope = {}): string {
+  const parts = [spec.plural];
+  if (scope.namespace !== undefined) parts.push(`in namespace ${scope.namespace}`);
+  const sel = [scope.labelSelector, scope.fieldSelector].filter(Boolean).join(",");
+  if (sel) parts.push(`with ${sel}`);
+  return parts.join(" ");
 }
 
 /** The Liqo API groups and versions ENV-03 expects discovery to serve. */

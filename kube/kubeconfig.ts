@@ -1,14 +1,12 @@
 /**
  * Loading a kubeconfig the way kubectl does (explicit path, else `KUBECONFIG` merged, else
- * `~/.kube/config`), failing loudly where @kubernetes/client-node would silently fall back to
- * `http://localhost:8080`. client-node is imported lazily so that `--help` never loads it.
+ * `~/.kube/config`), failing loudly where a client would silently fall back to
+ * `http://localhost:8080`. Each file is parsed ONCE with `yaml`; what the run needs is read into
+ * plain typed entries (kube/credentials.ts turns the user into request credentials, kube/http.ts the
+ * cluster into TLS options).
  */
 import { parse as parseYaml } from "yaml";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
-
-type ClientNode = typeof import("@kubernetes/client-node");
-/** client-node's KubeConfig class (type only; the module is loaded lazily). */
-export type KubeConfig = import("@kubernetes/client-node").KubeConfig;
 
 /** Where the kubeconfig comes from and which context to use. */
 export interface KubeConfigOptions {
@@ -23,39 +21,161 @@ export interface KubeConfigOptions {
 /** The `path` reported for a kubeconfig given as text. */
 export const INLINE_PATH = "(inline kubeconfig)";
 
+/** A cluster entry (field names as in @kubernetes/client-node, which FlyingFish used to load them). */
+export interface Cluster {
+  /** Entry name. */
+  name: string;
+  /** API server URL. */
+  server: string;
+  /** `certificate-authority-data` (base64 PEM). */
+  caData?: string;
+  /** `certificate-authority`, made absolute against the kubeconfig's directory. */
+  caFile?: string;
+  /** `insecure-skip-tls-verify`. */
+  skipTLSVerify: boolean;
+  /** `tls-server-name`: the name the server certificate is checked against (and SNI). */
+  tlsServerName?: string;
+  /** `proxy-url` (http://, https:// or socks5://). */
+  proxyUrl?: string;
+  /** `extensions[name=client.authentication.k8s.io/exec].extension`: handed to exec plugins. */
+  execExtension?: unknown;
+}
+
+/** An exec credential plugin (`users[].user.exec`). */
+export interface ExecConfig {
+  /** The program; made absolute against the kubeconfig's directory when it is a relative path with a slash. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+  /** Extra environment variables. */
+  env: { name: string; value: string }[];
+  /** `client.authentication.k8s.io/v1` or `/v1beta1`. */
+  apiVersion: string;
+  /** What to tell the user when the program is not installed. */
+  installHint?: string;
+  /** Pass the cluster's details in KUBERNETES_EXEC_INFO. */
+  provideClusterInfo: boolean;
+  /** `Never`, `IfAvailable` (default) or `Always`. */
+  interactiveMode: "Never" | "IfAvailable" | "Always";
+}
+
+/** A user entry (field names as in @kubernetes/client-node). */
+export interface User {
+  /** Entry name. */
+  name: string;
+  /** Bearer token (`token`, or the content of `tokenFile` read at load). */
+  token?: string;
+  /** `tokenFile`, made absolute (re-read while the run lasts, see kube/credentials.ts). */
+  tokenFile?: string;
+  /** Basic auth user name. */
+  username?: string;
+  /** Basic auth password. */
+  password?: string;
+  /** `client-certificate-data` (base64 PEM). */
+  certData?: string;
+  /** `client-certificate`, made absolute. */
+  certFile?: string;
+  /** `client-key-data` (base64 PEM). */
+  keyData?: string;
+  /** `client-key`, made absolute. */
+  keyFile?: string;
+  /** `as`: user to impersonate. */
+  impersonateUser?: string;
+  /** `as-groups`: groups to impersonate. */
+  impersonateGroups?: string[];
+  /** Exec credential plugin. */
+  exec?: ExecConfig;
+  /** Legacy auth provider (`oidc`, `gcp`, `azure`, …) with its string config. */
+  authProvider?: { name: string; config: Record<string, string> };
+}
+
+/** A context entry. */
+export interface Context {
+  /** Entry name. */
+  name: string;
+  /** Cluster entry name. */
+  cluster: string;
+  /** User entry name (none: anonymous). */
+  user?: string;
+  /** Default namespace. */
+  namespace?: string;
+}
+
+/**
+ * A merged kubeconfig with its context selected: the entries plus the lookups FlyingFish (and code
+ * written against client-node's `KubeConfig`) uses.
+ */
+export class KubeConfig {
+  /** Creates the merged view; `currentContext` must name one of `contexts`. */
+  constructor(
+    readonly clusters: readonly Cluster[],
+    readonly users: readonly User[],
+    readonly contexts: readonly Context[],
+    readonly currentContext: string,
+  ) {}
+
+  /** Every cluster entry. */
+  getClusters(): readonly Cluster[] {
+    return this.clusters;
+  }
+
+  /** Every user entry. */
+  getUsers(): readonly User[] {
+    return this.users;
+  }
+
+  /** Every context entry. */
+  getContexts(): readonly Context[] {
+    return this.contexts;
+  }
+
+  /** The selected context's name. */
+  getCurrentContext(): string {
+    return this.currentContext;
+  }
+
+  /** The selected context. */
+  getContextObject(name: string = this.currentContext): Context | null {
+    return this.contexts.find((c) => c.name === name) ?? null;
+  }
+
+  /** The selected context's cluster. */
+  getCurrentCluster(): Cluster | null {
+    const ctx = this.getContextObject();
+    return ctx ? this.clusters.find((c) => c.name === ctx.cluster) ?? null : null;
+  }
+
+  /** The selected context's user (null: anonymous). */
+  getCurrentUser(): User | null {
+    const ctx = this.getContextObject();
+    return ctx?.user ? this.users.find((u) => u.name === ctx.user) ?? null : null;
+  }
+}
+
 /** A kubeconfig loaded and checked, with its context selected. */
 export interface LoadedKubeConfig {
-  /** client-node configuration with the context set as current. */
+  /** The merged configuration with the context set as current. */
   kc: KubeConfig;
   /** The selected context. */
   contextName: string;
   /** API server URL of the context's cluster. */
   server: string;
+  /** The context's cluster. */
+  cluster: Cluster;
+  /** The context's user (undefined: anonymous). */
+  user?: User;
   /** The file(s) it came from; several files are joined with the path-list separator, as in KUBECONFIG. */
   path: string;
   /** Each file that was read, in merge order (empty for an inline kubeconfig). */
   paths: string[];
 }
 
-let clientNode: Promise<ClientNode> | null = null;
-
-/** Imports @kubernetes/client-node once, mapping a missing permission at import time to a clear error. */
-export function importClientNode(): Promise<ClientNode> {
-  clientNode ??= import("@kubernetes/client-node").catch((err) => {
-    clientNode = null;
-    throw toToolError(err, "load the Kubernetes client (it reads its settings from the environment)") ?? err;
-  });
-  return clientNode;
-}
-
-/** The top level of a kubeconfig document, as far as it is read before client-node parses it. */
-type KubeconfigDoc = Record<string, unknown>;
-
+/** One parsed kubeconfig file. */
 interface RawFile {
   path: string;
-  text: string;
-  inline: boolean;
-  doc: KubeconfigDoc;
+  /** Directory relative paths resolve against (null: inline, relative to the working directory). */
+  dir: string | null;
+  doc: Record<string, unknown>;
 }
 
 /** A YAML mapping (not a list, not a scalar). */
@@ -82,11 +202,11 @@ async function readKubeconfig(path: string, optional: boolean): Promise<RawFile 
     }
     throw new ToolError(`cannot read kubeconfig ${path}: ${readFailure(err)}`, { cause: err });
   }
-  return parseKubeconfig(path, text, false);
+  return parseKubeconfig(path, text, dirname(path));
 }
 
-/** Parses kubeconfig text; `inline` files have no directory to resolve relative paths against. */
-function parseKubeconfig(path: string, text: string, inline: boolean): RawFile {
+/** Parses kubeconfig text (the one YAML parse of the file). */
+function parseKubeconfig(path: string, text: string, dir: string | null): RawFile {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -106,7 +226,7 @@ function parseKubeconfig(path: string, text: string, inline: boolean): RawFile {
       throw new ToolError(`cannot read kubeconfig ${path}: "${key}" must be a list`);
     }
   }
-  return { path, text, doc, inline };
+  return { path, dir, doc };
 }
 
 function dirname(path: string): string {
@@ -123,13 +243,18 @@ function resolvePath(path: string): string {
   }
 }
 
+/** A file named in a kubeconfig, made absolute against that kubeconfig's directory (kubectl's rule). */
+function fileIn(dir: string | null, file: string): string {
+  return file.startsWith("/") || dir === null ? file : `${dir}/${file}`;
+}
+
 function pathListSeparator(): string {
   return Deno.build.os === "windows" ? ";" : ":";
 }
 
 /** Finds the kubeconfig file(s) to read, in kubectl's order. */
 async function locate(opts: KubeConfigOptions): Promise<RawFile[]> {
-  if (opts.kubeconfigYaml !== undefined) return [parseKubeconfig(INLINE_PATH, opts.kubeconfigYaml, true)];
+  if (opts.kubeconfigYaml !== undefined) return [parseKubeconfig(INLINE_PATH, opts.kubeconfigYaml, null)];
   if (opts.kubeconfig) {
     return [(await readKubeconfig(resolvePath(opts.kubeconfig), false))!];
   }
@@ -159,12 +284,106 @@ async function locate(opts: KubeConfigOptions): Promise<RawFile[]> {
 }
 
 /** The entries of a named list (`clusters`, `users`, `contexts`) that have a string `name`. */
-function namedEntries(doc: KubeconfigDoc, key: string): { name: string; value: Record<string, unknown> }[] {
+function namedEntries(
+  doc: Record<string, unknown>,
+  key: string,
+): { name: string; value: Record<string, unknown> }[] {
   const list: unknown = doc[key];
   if (!Array.isArray(list)) return [];
   return list.flatMap((e: unknown) =>
-    isMapping(e) && typeof e.name === "string" ? [{ name: e.name, value: e }] : []
+    isMapping(e) && typeof e.name === "string" && e.name !== "" ? [{ name: e.name, value: e }] : []
   );
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+/** A cluster entry, or null when it has no server URL. */
+function readCluster(name: string, entry: Record<string, unknown>, dir: string | null): Cluster | null {
+  const c = isMapping(entry.cluster) ? entry.cluster : {};
+  const server = str(c.server);
+  if (!server) return null;
+  const caFile = str(c["certificate-authority"]);
+  const exts = Array.isArray(c.extensions) ? c.extensions : [];
+  const execExt = exts.find((e: unknown) => isMapping(e) && e.name === "client.authentication.k8s.io/exec");
+  return {
+    name,
+    server,
+    caData: str(c["certificate-authority-data"]),
+    caFile: caFile ? fileIn(dir, caFile) : undefined,
+    skipTLSVerify: c["insecure-skip-tls-verify"] === true,
+    tlsServerName: str(c["tls-server-name"]),
+    proxyUrl: str(c["proxy-url"]),
+    execExtension: isMapping(execExt) ? execExt.extension : undefined,
+  };
+}
+
+const INTERACTIVE_MODES = new Set(["Never", "IfAvailable", "Always"]);
+
+function readExec(userName: string, e: Record<string, unknown>, dir: string | null): ExecConfig {
+  const command = str(e.command);
+  if (!command) throw new ToolError(`user "${userName}": exec credential plugin without a command`);
+  const apiVersion = str(e.apiVersion) ?? "";
+  const mode = str(e.interactiveMode);
+  if (mode !== undefined && !INTERACTIVE_MODES.has(mode)) {
+    throw new ToolError(
+      `user "${userName}": exec interactiveMode "${mode}" is not one of Never, IfAvailable, Always`,
+    );
+  }
+  // kubectl resolves a relative command against the kubeconfig only when it is a path (has a slash).
+  const resolved = command.includes("/") && !command.startsWith("/") && dir !== null
+    ? fileIn(dir, command)
+    : command;
+  return {
+    command: resolved,
+    args: Array.isArray(e.args) ? e.args.map(String) : [],
+    env: (Array.isArray(e.env) ? e.env : []).flatMap((v: unknown) =>
+      isMapping(v) && typeof v.name === "string" ? [{ name: v.name, value: String(v.value ?? "") }] : []
+    ),
+    apiVersion,
+    installHint: str(e.installHint),
+    provideClusterInfo: e.provideClusterInfo === true,
+    interactiveMode: (mode ?? "IfAvailable") as ExecConfig["interactiveMode"],
+  };
+}
+
+function readUser(name: string, entry: Record<string, unknown>, dir: string | null): User {
+  const u = isMapping(entry.user) ? entry.user : {};
+  const file = (k: string): string | undefined => {
+    const f = str(u[k]);
+    return f ? fileIn(dir, f) : undefined;
+  };
+  const ap = isMapping(u["auth-provider"]) ? u["auth-provider"] : undefined;
+  const groups = Array.isArray(u["as-groups"]) ? u["as-groups"].map(String) : undefined;
+  return {
+    name,
+    token: str(u.token),
+    tokenFile: file("tokenFile") ?? file("token-file"),
+    username: str(u.username),
+    password: str(u.password),
+    certData: str(u["client-certificate-data"]),
+    certFile: file("client-certificate"),
+    keyData: str(u["client-key-data"]),
+    keyFile: file("client-key"),
+    impersonateUser: str(u.as),
+    impersonateGroups: groups && groups.length > 0 ? groups : undefined,
+    exec: isMapping(u.exec) ? readExec(name, u.exec, dir) : undefined,
+    authProvider: ap && typeof ap.name === "string"
+      ? {
+        name: ap.name,
+        config: Object.fromEntries(
+          Object.entries(isMapping(ap.config) ? ap.config : {}).map(([k, v]) => [k, String(v)]),
+        ),
+      }
+      : undefined,
+  };
+}
+
+function readContext(name: string, entry: Record<string, unknown>): Context | null {
+  const c = isMapping(entry.context) ? entry.context : null;
+  if (!c || typeof c.cluster !== "string") return null;
+  return { name, cluster: c.cluster, user: str(c.user), namespace: str(c.namespace) };
 }
 
 /**
@@ -175,79 +394,62 @@ function namedEntries(doc: KubeconfigDoc, key: string): { name: string; value: R
  */
 export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKubeConfig> {
   const files = await locate(opts);
-  const paths = files.filter((f) => !f.inline).map((f) => f.path);
+  const paths = files.filter((f) => f.path !== INLINE_PATH).map((f) => f.path);
   const where = files.map((f) => f.path).join(", ");
-  const k8s = await importClientNode();
 
   // Merge, first definition wins (kubectl semantics); relative file references resolve per file.
-  const clusters = new Map<string, import("@kubernetes/client-node").Cluster>();
-  const users = new Map<string, import("@kubernetes/client-node").User>();
-  const contexts = new Map<string, import("@kubernetes/client-node").Context>();
-  const rawClusters = new Map<string, { path: string; value: unknown }>();
-  const rawUsers = new Map<string, { path: string; inline: boolean; value: Record<string, unknown> }>();
+  // Only the selected context's user is read in full (its exec/auth-provider settings are checked).
+  const clusters = new Map<string, { file: RawFile; entry: Record<string, unknown> }>();
+  const users = new Map<string, { file: RawFile; entry: Record<string, unknown> }>();
+  const contexts = new Map<string, Context>();
   let currentContext: string | undefined;
   for (const f of files) {
-    const one = new k8s.KubeConfig();
-    try {
-      one.loadFromString(f.text.trim() === "" ? "{}" : f.text, { onInvalidEntry: "filter" });
-      if (!f.inline) one.makePathsAbsolute(dirname(f.path));
-    } catch (err) {
-      const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
-      throw new ToolError(`cannot read kubeconfig ${f.path}: ${msg}`, { cause: err });
-    }
-    for (const c of one.getClusters()) if (!clusters.has(c.name)) clusters.set(c.name, c);
-    for (const u of one.getUsers()) if (!users.has(u.name)) users.set(u.name, u);
-    for (const c of one.getContexts()) if (!contexts.has(c.name)) contexts.set(c.name, c);
     for (const c of namedEntries(f.doc, "clusters")) {
-      if (!rawClusters.has(c.name)) rawClusters.set(c.name, { path: f.path, value: c.value });
+      if (!clusters.has(c.name)) clusters.set(c.name, { file: f, entry: c.value });
     }
     for (const u of namedEntries(f.doc, "users")) {
-      if (!rawUsers.has(u.name)) rawUsers.set(u.name, { path: f.path, inline: f.inline, value: u.value });
+      if (!users.has(u.name)) users.set(u.name, { file: f, entry: u.value });
+    }
+    for (const c of namedEntries(f.doc, "contexts")) {
+      const ctx = readContext(c.name, c.value);
+      if (ctx && !contexts.has(c.name)) contexts.set(c.name, ctx);
     }
     const cur = f.doc["current-context"];
     if (!currentContext && typeof cur === "string" && cur.length > 0) currentContext = cur;
   }
+  const available = (): string => [...contexts.keys()].join(", ") || "none";
 
   let contextName: string;
   if (opts.context) {
     if (!contexts.has(opts.context)) {
-      const available = [...contexts.keys()];
-      throw new ToolError(
-        `context "${opts.context}" not found in ${where} (available: ${available.join(", ") || "none"})`,
-      );
+      throw new ToolError(`context "${opts.context}" not found in ${where} (available: ${available()})`);
     }
     contextName = opts.context;
   } else {
     if (!currentContext) {
-      const available = [...contexts.keys()];
       throw new ToolError(
-        `no current-context in ${where}: pass --context (available: ${
-          available.join(", ") || "none"
-        }) or run \`kubectl config use-context\``,
+        `no current-context in ${where}: pass --context (available: ${available()}) or run \`kubectl config use-context\``,
       );
     }
     if (!contexts.has(currentContext)) {
       throw new ToolError(
-        `current-context "${currentContext}" is not defined in ${where} (available: ${
-          [...contexts.keys()].join(", ") || "none"
-        })`,
+        `current-context "${currentContext}" is not defined in ${where} (available: ${available()})`,
       );
     }
     contextName = currentContext;
   }
 
   const ctx = contexts.get(contextName)!;
-  const cluster = clusters.get(ctx.cluster);
-  if (!cluster) {
-    if (rawClusters.has(ctx.cluster)) {
-      throw new ToolError(
-        `cluster "${ctx.cluster}" of context "${contextName}" has no server URL in ${
-          rawClusters.get(ctx.cluster)!.path
-        }`,
-      );
-    }
+  const rawCluster = clusters.get(ctx.cluster);
+  if (!rawCluster) {
     throw new ToolError(
       `context "${contextName}" refers to cluster "${ctx.cluster}", which is not defined in ${where}`,
+    );
+  }
+  const cluster = readCluster(ctx.cluster, rawCluster.entry, rawCluster.file.dir);
+  if (!cluster) {
+    throw new ToolError(
+      `cluster "${ctx.cluster}" of context "${contextName}" has no server URL in ${rawCluster.file.path}`,
     );
   }
   let url: URL;
@@ -273,24 +475,30 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
       `context "${contextName}" refers to user "${ctx.user}", which is not defined in ${where}`,
     );
   }
-
   checkCaData(cluster.name, cluster.caData);
-  const user = ctx.user ? users.get(ctx.user) : undefined;
-  const rawUser = ctx.user ? rawUsers.get(ctx.user) : undefined;
-  if (user && rawUser && !user.token) {
-    const token = await readTokenFile(rawUser.value, rawUser.inline ? null : dirname(rawUser.path));
-    if (token !== null) users.set(user.name, { ...user, token });
+
+  let user: User | undefined;
+  if (ctx.user) {
+    const raw = users.get(ctx.user)!;
+    user = readUser(ctx.user, raw.entry, raw.file.dir);
+    if (!user.token && user.tokenFile) user = { ...user, token: await readTokenFile(user.tokenFile) };
   }
 
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [...clusters.values()],
-    users: [...users.values()],
-    contexts: [...contexts.values()],
-    currentContext: contextName,
+  // The other entries, for code that looks at every user (collect scrubs their secrets).
+  const allClusters = [...clusters].flatMap(([name, c]) =>
+    name === cluster.name ? [cluster] : [readCluster(name, c.entry, c.file.dir)].filter((x) => x !== null)
+  );
+  const allUsers = [...users].flatMap(([name, u]) => {
+    if (user && name === user.name) return [user];
+    try {
+      return [readUser(name, u.entry, u.file.dir)];
+    } catch {
+      return []; // an unused user with a broken exec block does not stop the run
+    }
   });
+  const kc = new KubeConfig(allClusters, allUsers, [...contexts.values()], contextName);
   const path = paths.length > 0 ? paths.join(pathListSeparator()) : INLINE_PATH;
-  return { kc, contextName, server: cluster.server, path, paths };
+  return { kc, contextName, server: cluster.server, cluster, user, path, paths };
 }
 
 /**
@@ -298,7 +506,7 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
  * or none at all); say what is wrong instead.
  */
 function checkCaData(clusterName: string, caData: string | undefined): void {
-  if (caData === undefined || caData === null || caData === "") return;
+  if (caData === undefined || caData === "") return;
   let text: string;
   try {
     text = atob(String(caData).replace(/\s+/g, ""));
@@ -316,15 +524,10 @@ function checkCaData(clusterName: string, caData: string | undefined): void {
 }
 
 /**
- * The token of a user's `tokenFile` (client-go's field; client-node ignores it, so without this the
- * request goes out without credentials and comes back 401). A file that cannot be read is a file
- * error, not a credential rejection. Null when the user has no tokenFile.
+ * The token in a user's `tokenFile` (client-go's field). A file that cannot be read is a file error,
+ * not a credential rejection.
  */
-async function readTokenFile(user: Record<string, unknown>, baseDir: string | null): Promise<string | null> {
-  const inner = isMapping(user.user) ? user.user : {};
-  const file = inner.tokenFile ?? inner["token-file"];
-  if (typeof file !== "string" || file === "") return null;
-  const path = file.startsWith("/") || baseDir === null ? file : `${baseDir}/${file}`;
+export async function readTokenFile(path: string): Promise<string> {
   try {
     const token = (await Deno.readTextFile(path)).trim();
     if (token === "") throw new ToolError(`cannot read tokenFile ${path}: the file is empty`);
@@ -338,65 +541,8 @@ async function readTokenFile(user: Record<string, unknown>, baseDir: string | nu
   }
 }
 
-/**
- * A view of `kc` whose credentials step (run before every request: it may start an exec credential
- * plugin such as `aws eks get-token`) gives up after `timeoutMs`: a hanging plugin would otherwise
- * hang the run forever, whatever `--timeout` says. The plugin process is killed and a
- * {@link ToolError} names it and the timeout.
- */
-export function withCredentialTimeout(kc: KubeConfig, timeoutMs: number, contextName: string): KubeConfig {
-  const plugin = kc.getCurrentUser()?.exec?.command;
-  if (!plugin) return kc;
-  // client-node's ExecAuth spawns through its replaceable `execFn`; track the children to kill them.
-  const children = new Set<{ kill(): unknown }>();
-  const auths = (kc as unknown as { authenticators?: unknown }).authenticators;
-  for (const a of Array.isArray(auths) ? auths : []) {
-    const auth = a as {
-      execFn?: (...args: unknown[]) => { kill(): unknown; on(e: string, f: () => void): void };
-    };
-    const spawn = auth.execFn;
-    if (typeof spawn !== "function") continue;
-    auth.execFn = (...args: unknown[]) => {
-      const child = spawn(...args);
-      children.add(child);
-      child.on("close", () => children.delete(child));
-      return child;
-    };
-  }
-  const apply = kc.applyToHTTPSOptions.bind(kc);
-  return Object.create(kc, {
-    applyToHTTPSOptions: {
-      value: async (opts: Parameters<KubeConfig["applyToHTTPSOptions"]>[0]): Promise<void> => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const expired = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            for (const c of children) {
-              try {
-                c.kill();
-              } catch {
-                // already gone
-              }
-            }
-            reject(
-              new ToolError(
-                `the exec credential plugin ${plugin} of context ${contextName} did not answer within ` +
-                  `${timeoutMs} ms (--timeout)`,
-              ),
-            );
-          }, timeoutMs);
-        });
-        try {
-          await Promise.race([apply(opts), expired]);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-    },
-  });
-}
-
 /** Why a file could not be read, in a few words. */
-function readFailure(err: unknown): string {
+export function readFailure(err: unknown): string {
   return err instanceof Deno.errors.NotFound
     ? "no such file"
     : err instanceof Deno.errors.IsADirectory

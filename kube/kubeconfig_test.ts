@@ -299,7 +299,7 @@ Deno.test("credentials: a hanging exec credential plugin is bounded by the timeo
       const e = await rejectsWith(
         client.probeReachable(),
         new RegExp(
-          `^the exec credential plugin ${plugin} of context c did not answer within 400 ms \\(--timeout\\)$`,
+          `^the exec credential plugin ${plugin} of context c did not answer within 400 ms \\(--request-timeout\\)$`,
         ),
       );
       assert.equal(e.message.includes("\n"), false);
@@ -373,5 +373,70 @@ Deno.test("credentials: a 401 on a list after /version succeeded is a tool error
     await client.close();
   } finally {
     await srv.close();
+  }
+});
+
+Deno.test("loadKubeConfig: the selected user's files and exec command resolve against the file that names them", async () => {
+  const dir = await Deno.makeTempDir();
+  const other = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/a`,
+      "current-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n",
+    );
+    await Deno.writeTextFile(
+      `${other}/b`,
+      `clusters:
+- name: k
+  cluster: {server: "https://127.0.0.1:6443", certificate-authority: ca.crt, tls-server-name: api.internal, proxy-url: "socks5://127.0.0.1:1080"}
+users:
+- name: u
+  user:
+    client-certificate: certs/u.crt
+    client-key: /abs/u.key
+    exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: ./bin/plugin, args: [get-token], env: [{name: A, value: b}], provideClusterInfo: true}
+- name: broken
+  user:
+    exec: {args: [no-command]}
+`,
+    );
+    await withEnv({ KUBECONFIG: `${dir}/a:${other}/b` }, async () => {
+      const l = await loadKubeConfig({});
+      assert.equal(l.cluster.caFile, `${other}/ca.crt`);
+      assert.equal(l.cluster.tlsServerName, "api.internal");
+      assert.equal(l.cluster.proxyUrl, "socks5://127.0.0.1:1080");
+      assert.equal(l.user?.certFile, `${other}/certs/u.crt`);
+      assert.equal(l.user?.keyFile, "/abs/u.key");
+      assert.deepEqual(l.user?.exec, {
+        command: `${other}/./bin/plugin`,
+        args: ["get-token"],
+        env: [{ name: "A", value: "b" }],
+        apiVersion: "client.authentication.k8s.io/v1beta1",
+        installHint: undefined,
+        provideClusterInfo: true,
+        interactiveMode: "IfAvailable",
+      });
+      // An unused user with a broken exec block does not stop the run; a bare command stays a name.
+      assert.deepEqual(l.kc.getUsers().map((u) => u.name), ["u"]);
+    });
+    await rejectsWith(
+      loadKubeConfig({
+        kubeconfigYaml: credKubeconfig(
+          "https://127.0.0.1:6443",
+          "    exec: {apiVersion: client.authentication.k8s.io/v1}",
+        ),
+      }),
+      /^user "u": exec credential plugin without a command$/,
+    );
+    const bare = await loadKubeConfig({
+      kubeconfigYaml: credKubeconfig(
+        "https://127.0.0.1:6443",
+        "    exec: {apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never}",
+      ),
+    });
+    assert.equal(bare.user?.exec?.command, "aws");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(other, { recursive: true });
   }
 });

@@ -17,7 +17,8 @@ import {
   readManifest,
   unpackBundle,
 } from "./bundle.ts";
-import type { KindSpec } from "./kinds.ts";
+import type { KindSpec, ListScope } from "./kinds.ts";
+import { scopeMatcher } from "./selectors.ts";
 import { KIND_IDS, KINDS } from "./kinds.ts";
 import type {
   ClusterSource,
@@ -69,7 +70,7 @@ export function snapshotSource(
     endpoint: { context: cluster.context, server: cluster.server },
     now: () => new Date(capturedAt.getTime()),
     isSnapshot: true,
-    list(spec: KindSpec): Promise<ListOutcome> {
+    list(spec: KindSpec, scope?: ListScope): Promise<ListOutcome> {
       const id = kindIdOf(spec);
       const path = id ? layout.list(name, id) : null;
       if (!id || !path || !files.has(path)) {
@@ -81,8 +82,10 @@ export function snapshotSource(
       }
       const stored = readJson(files, path, ListFileSchema);
       if (!stored.ok) return Promise.resolve(stored);
-      // A fresh copy per call: consumers may not mutate the bundle's objects.
-      return Promise.resolve({ ok: true, items: structuredClone(stored.items) as K8sObject[] });
+      // A fresh copy per call: consumers may not mutate the bundle's objects. A scoped list replays
+      // what the server would have answered: the stored objects the namespace and selectors select.
+      const items = structuredClone(stored.items) as K8sObject[];
+      return Promise.resolve({ ok: true, items: scope ? items.filter(scopeMatcher(scope)) : items });
     },
     discovery(groups): Promise<DiscoveryOutcome> {
       const path = layout.discovery(name);

@@ -3,7 +3,7 @@
  * API server (live.ts); a snapshot implementation replays a collected bundle. Checks never see a
  * source directly: they read the Inventory built from it and the probes.
  */
-import type { KindSpec } from "./kinds.ts";
+import type { KindSpec, ListScope } from "./kinds.ts";
 
 /** A Kubernetes object as read from the API (kind/apiVersion filled in by the source). */
 export interface K8sObject {
@@ -33,6 +33,12 @@ export interface K8sObject {
   status?: unknown;
   data?: unknown;
   [key: string]: unknown;
+}
+
+/** How a list is sent. */
+export interface ListOptions {
+  /** What the run's critical path waits on (the first WireGuard sample): sent first. */
+  readonly urgent?: boolean;
 }
 
 /** Why a list or exec could not be done. */
@@ -105,6 +111,12 @@ export interface ClusterEndpoint {
   server: string;
 }
 
+/** What the API server says of itself (GET /version). */
+export interface ServerVersion {
+  /** e.g. "v1.31.4"; null when the answer did not say. */
+  gitVersion: string | null;
+}
+
 /** One cluster, live or captured. */
 export interface ClusterSource {
   readonly endpoint: ClusterEndpoint;
@@ -112,7 +124,11 @@ export interface ClusterSource {
   readonly now: () => Date;
   /** True when this source replays a snapshot (host-side probes are skipped). */
   readonly isSnapshot: boolean;
-  list(spec: KindSpec): Promise<ListOutcome>;
+  /**
+   * Lists a kind, everywhere or within a scope (a namespace, selectors); an `urgent` list goes
+   * before the others waiting for a connection slot. Never throws.
+   */
+  list(spec: KindSpec, scope?: ListScope, opts?: ListOptions): Promise<ListOutcome>;
   discovery(groups: readonly { group: string; version: string }[]): Promise<DiscoveryOutcome>;
   exec(namespace: string, pod: string, container: string, command: readonly string[]): Promise<ExecOutcome>;
   /**
@@ -120,6 +136,11 @@ export interface ClusterSource {
    * `collect` stored). Optional: a source without it cannot read logs. Never throws.
    */
   logs?(namespace: string, pod: string, container: string, req?: LogRequest): Promise<LogOutcome>;
+  /**
+   * Live sources: GETs /version — the first request of a run, sent with the first lists — and
+   * throws a ToolError when the server is unreachable or rejects the credentials.
+   */
+  probeReachable?(): Promise<ServerVersion>;
   /** Releases connections. */
   close(): Promise<void>;
 }

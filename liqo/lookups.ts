@@ -116,10 +116,9 @@ export function gatewayOf(inv: Objects, peerId: string): GatewayRef | null {
 
 /** Gateway pods of a gateway (all replicas), by the template labels. */
 export function gatewayPods(inv: Objects, gw: GatewayRef): Pod[] {
-  return inv.items("pods").filter((p) =>
+  return inv.withLabel("pods", GATEWAY_LABELS.name, gw.name).filter((p) =>
     p.metadata.namespace === gw.namespace &&
-    p.metadata.labels?.[GATEWAY_LABELS.component] === "gateway" &&
-    p.metadata.labels?.[GATEWAY_LABELS.name] === gw.name
+    p.metadata.labels?.[GATEWAY_LABELS.component] === "gateway"
   );
 }
 

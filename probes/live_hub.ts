@@ -74,6 +74,19 @@ export const NETWORK_PROBES_DISABLED = "network probes disabled (--no-network-pr
 /** Detail of UDP/TLS results when replaying a snapshot. */
 export const SNAPSHOT_NO_PROBES = "snapshot: host-side network probes are not run when replaying a capture";
 
+/** A stable number per object (by identity), for memo keys. */
+function identities<T extends object>(): { idOf(o: T): number } {
+  const ids = new WeakMap<T, number>();
+  let next = 0;
+  return {
+    idOf(o: T): number {
+      let id = ids.get(o);
+      if (id === undefined) ids.set(o, id = next++);
+      return id;
+    },
+  };
+}
+
 /** Builds the run's ProbeHub. Probes never throw; failures become results. */
 export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
   const impl: ProbeImpls = {
@@ -85,6 +98,7 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
   };
   const logs = new Map<string, Promise<LogEvidence>>();
   const wg = new Map<string, Promise<WgEvidence>>();
+  const sourceIds = identities<ClusterSource>();
   const udp = new Map<string, Promise<UdpProbeResult>>();
   const tls = new Map<string, Promise<TlsDialResult>>();
   const dns = new Map<string, Promise<ResolveResult>>();
@@ -107,12 +121,14 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
 
   const hub: LiveProbeHub = {
     wireguard(clusterName: string, namespace: string, pod: string): Promise<WgEvidence> {
-      const key = `${clusterName}\u0000${namespace}\u0000${pod}`;
+      // Keyed by the source, not the name: a run starts sampling before it knows a cluster's name
+      // (under a provisional one) and the checks later ask under the final name.
+      const source = opts.sources.get(clusterName);
+      const key = `${source ? sourceIds.idOf(source) : `?${clusterName}`}\u0000${namespace}\u0000${pod}`;
       return memo(
         wg,
         key,
         () => {
-          const source = opts.sources.get(clusterName);
           if (!source) {
             return Promise.resolve<WgEvidence>({
               ok: false,

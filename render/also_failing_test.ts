@@ -34,7 +34,8 @@ function twoFaults() {
 }
 
 Deno.test("text: one `also failing:` line per other root failure, under the diagnosis and its fix", () => {
-  const lines = renderText(twoFaults(), PLAIN).trimEnd().split("\n");
+  // Wide enough for each on one line (narrower, they wrap: render/text_test.ts).
+  const lines = renderText(twoFaults(), { ...PLAIN, width: 140 }).trimEnd().split("\n");
   const d = lines.findIndex((l) => l.startsWith(" diagnosis ✗ GW-02"));
   assert.ok(d > 0);
   assert.match(lines[d + 1], /^ {11}⚑ /);
@@ -48,7 +49,7 @@ Deno.test("text: one `also failing:` line per other root failure, under the diag
 });
 
 Deno.test("text: quiet mode folds the other root failures into the diagnosis line", () => {
-  const lines = renderText(twoFaults(), { ...PLAIN, quiet: true }).trimEnd().split("\n");
+  const lines = renderText(twoFaults(), { ...PLAIN, quiet: true, width: 140 }).trimEnd().split("\n");
   assert.ok(lines.length <= 4);
   assert.ok(lines[2].endsWith("(also failing: FAB-01, TUN-06 peer paris)"), lines[2]);
   assert.ok(!renderText(sampleReport(), { ...PLAIN, quiet: true }).includes("also failing"));

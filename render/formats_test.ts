@@ -16,7 +16,7 @@ function hostileReport() {
   fail.title = HOSTILE;
   fail.summary = HOSTILE;
   fail.evidence = [HOSTILE];
-  fail.remediation = HOSTILE;
+  fail.remediation = [{ command: HOSTILE, comment: HOSTILE }, { command: null, comment: HOSTILE }];
   r.cheatSheet[0].command = "echo ``` `x` | cat <<EOF";
   r.peering!.tables[0].rows[0][1] = HOSTILE;
   return r;
@@ -26,7 +26,7 @@ Deno.test("JSON validates against ReportSchema and round-trips", () => {
   const r = sampleReport();
   const out = renderJson(r);
   assert.ok(out.endsWith("}\n"));
-  assert.match(out, /^\{\n {2}"schemaVersion": "1",\n {2}"tool"/);
+  assert.match(out, /^\{\n {2}"schemaVersion": "2",\n {2}"tool"/);
   const parsed = JSON.parse(out);
   assert.deepEqual(ReportSchema.parse(parsed), r);
   assert.deepEqual(parsed, r);
@@ -89,14 +89,16 @@ Deno.test("Markdown: diagnosis first, summary table, details, dump, cheat sheet"
   assert.ok(md.includes("| ✗ fail | GW-02 | GATEWAY EXPOSURE | milan-8d1f03 | rome-4b2a9e |"));
   assert.equal(md.split("\n").filter((l) => /^\| . (pass|warn|fail|skip|unknown) \|/.test(l)).length, 12);
   assert.ok(md.includes("LoadBalancer stuck &lt;pending&gt;"));
-  assert.ok(md.includes("> ⚑ use --server-service-type NodePort, or install MetalLB"));
+  assert.ok(md.includes("\nuse --server-service-type NodePort, or install MetalLB\n"));
   assert.ok(md.includes("## Peering") && md.includes("### ResourceSlices"));
   assert.ok(md.includes("```sh\n  nc -u -v -z 203.0.113.7 51820\n  ```"));
 });
 
 Deno.test("Markdown escapes hostile strings in tables and text", () => {
   const md = renderMarkdown(hostileReport());
-  assert.ok(!md.includes("<b>"));
+  // Inside a fenced code block `<b>` is literal text; everywhere else it must be escaped.
+  const outsideCode = md.replace(/^(`{3,})sh\n[\s\S]*?\n\s*\1$/gm, "");
+  assert.ok(!outsideCode.includes("<b>"), outsideCode);
   assert.ok(!md.includes("\x1b") && !md.includes("\x00"));
   // Every summary-table row still has exactly 6 cells (unescaped pipes would add more).
   for (const l of md.split("\n").filter((l) => l.startsWith("| ✗ fail"))) {
@@ -107,13 +109,66 @@ Deno.test("Markdown escapes hostile strings in tables and text", () => {
   assert.equal(mdCodeBlock("x"), "```\nx\n```");
 });
 
+Deno.test("JSON: remediation is a list of {command, comment}", () => {
+  const doc = JSON.parse(renderJson(sampleReport()));
+  const gw02 = doc.results.find((r: { id: string; status: string }) =>
+    r.id === "GW-02" && r.status === "fail"
+  );
+  assert.deepEqual(gw02.remediation[0], {
+    command: "kubectl -n liqo-tenant-rome describe svc gw-rome",
+    comment: "events say why",
+  });
+  assert.deepEqual(doc.results[0].remediation, []);
+  assert.deepEqual(doc.diagnosis.remediation, gw02.remediation);
+  assert.equal(doc.invocation.commandLine, "flyingfish check --context kind-milan");
+  assert.equal(doc.clusters[0].serverVersion, "v1.31.2");
+});
+
+Deno.test("Markdown: timestamp and command at the top, long sections folded, fixes in code blocks", () => {
+  const r = sampleReport();
+  r.results[0] = {
+    ...r.results[0],
+    status: "skip",
+    skipKind: "needs-remote",
+    summary: "needs --remote-kubeconfig",
+  };
+  r.results[1] = {
+    ...r.results[1],
+    status: "skip",
+    skipKind: "needs-remote",
+    summary: "needs --remote-kubeconfig",
+  };
+  const md = renderMarkdown(r);
+  const head = md.split("\n").slice(0, 4).join("\n");
+  assert.match(head, /2026-03-01T10:00:00\.000Z/);
+  assert.ok(head.includes("`flyingfish check --context kind-milan`"), head);
+  assert.ok(md.indexOf("<details><summary>12 checks: ") > md.indexOf("## All Checks — Summary"));
+  assert.equal(md.split("<details>").length - 1, 3, "summary table, peering dump, cheat sheet");
+  assert.equal(md.split("</details>").length - 1, 3);
+  // Each code block holds commands only: no ⚑, no quote markers to strip.
+  const blocks = [...md.matchAll(/```sh\n([\s\S]*?)\n\s*```/g)].map((m) => m[1]);
+  assert.ok(
+    blocks.includes("kubectl -n liqo-tenant-rome describe svc gw-rome   # events say why"),
+    blocks.join("\n--\n"),
+  );
+  for (const b of blocks) assert.ok(!b.includes("⚑") && !/^\s*>/m.test(b), b);
+  // The checks that only need --remote-kubeconfig: one line in the details.
+  const details = md.slice(md.indexOf("## Details"), md.indexOf("## Peering"));
+  assert.equal(details.split("need --remote-kubeconfig").length - 1, 1, details);
+  assert.ok(details.includes("ENV-01, ENV-03: need --remote-kubeconfig"));
+  // The run section: command line, host, Kubernetes version.
+  const run = md.slice(md.indexOf("## Run"));
+  assert.ok(run.includes("```sh\nflyingfish check --context kind-milan\n```"));
+  assert.ok(run.includes("`bastion-1`") && run.includes("| Kubernetes |") && run.includes("| v1.31.2 |"));
+});
+
 Deno.test("render dispatches every format", () => {
   const r = sampleReport();
   const opts = { color: false, verbose: false, quiet: false };
   for (const f of FORMATS) assert.ok(render(r, f, opts).length > 100, f);
-  assert.match(render(r, "text", opts), /^ ENVIRONMENT/);
+  assert.match(render(r, "text", opts), /^ ENVIRONMENT$/m);
   assert.match(render(r, "json", opts), /^\{/);
-  assert.match(render(r, "yaml", opts), /^schemaVersion: "1"/);
+  assert.match(render(r, "yaml", opts), /^schemaVersion: "2"/);
   assert.match(render(r, "junit", opts), /^<\?xml/);
   assert.match(render(r, "markdown", opts), /^# /);
   assert.match(render(r, "html", opts), /^<!DOCTYPE html>/);

@@ -1,16 +1,19 @@
 /**
  * The HTML reporter (`-o html`): one self-contained incident report — inline CSS and SVG, no
- * external resources or scripts, light/dark via `prefers-color-scheme`, print-friendly. Diagnosis
- * first (`#diagnosis`), then a data-path diagram per peer (`#datapath`: pod → node → Geneve →
- * gateway → WireGuard → gateway → Geneve → node → pod, each hop with `data-status`), all results
- * with evidence and fixes, the peering dump, the cheat sheet and the run metadata.
+ * external resources or scripts, light/dark via `prefers-color-scheme`, print-friendly. How it was
+ * run (command line, host, timestamp) under the title, the diagnosis (`#diagnosis`), then a
+ * data-path diagram per peering (`#datapath`: pod → node → Geneve → gateway → WireGuard → gateway
+ * → Geneve → node → pod, each hop with `data-status`, each end labelled with its cluster), all
+ * results with evidence and fixes (commands in `<pre>` blocks holding only the command), the
+ * peering dump, the cheat sheet and the run metadata (clusters with Kubernetes and Liqo versions).
  */
 import {
   type AlsoFailing,
-  type CheckResult,
   type Hop as DeclaredHop,
   LAYER_TITLES,
   LAYERS,
+  type RemediationStep,
+  type ReportResult as CheckResult,
   type ReportSection,
   type Status,
 } from "../report/model.ts";
@@ -24,6 +27,7 @@ import {
 } from "../report/model.ts";
 import { MARKS } from "./text.ts";
 import { hopsOf } from "../report/hops.ts";
+import { commentPlacement } from "../report/remediation.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function htmlEscape(s: string): string {
@@ -80,16 +84,72 @@ function worst(results: readonly CheckResult[]): HopStatus {
   return best;
 }
 
+const BOTH = " ↔ ";
+
+/** The local cluster's name (the first cluster observed when the report names none). */
+function localName(report: Report): string {
+  return report.clusters.find((c) => c.role === "local")?.name ?? report.results[0]?.cluster ?? "";
+}
+
+/** One peering drawn as a data path: from a cluster to its peer (null: no peer, all results). */
+export interface PathEnds {
+  from: string;
+  to: string | null;
+}
+
 /**
- * The hops of the path to `peer` (null: all results). Local hops take results observed on the local
- * cluster; remote gateway/Geneve/node hops take results observed on the remote cluster (dual mode);
- * cross-cluster ("A ↔ B") results count on both sides; results about reaching remote pods (IPAM,
- * reflection) count for the remote pod hop wherever they were observed. Which hops a result speaks
- * for is declared by its check (report/hops.ts).
+ * The peerings to draw: one per pair of cluster and peer the results name, the two ends of one
+ * peering seen from both clusters (dual mode) drawn once, from the local cluster; the diagnosed
+ * peering first. No peer at all: one path over every result.
  */
-export function dataPath(report: Report, peer: string | null): Hop[] {
-  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.results[0]?.cluster ?? "";
-  const rs = report.results.filter((r) => peer === null || r.peer === null || r.peer === peer);
+export function dataPaths(report: Report): PathEnds[] {
+  const local = localName(report);
+  const paths: PathEnds[] = [];
+  const seen = new Set<string>();
+  for (const r of report.results) {
+    if (r.peer === null) continue;
+    const home = r.cluster.split(BOTH)[0];
+    // Orient each peering from the local cluster when it is one of its ends.
+    const [from, to] = r.peer === local ? [local, home] : [home, r.peer];
+    const key = [from, to].sort().join("\u0000");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    paths.push({ from, to });
+  }
+  const d = report.diagnosis;
+  if (d?.peer) {
+    const home = d.cluster.split(BOTH)[0];
+    const i = paths.findIndex((p) =>
+      (p.from === home && p.to === d.peer) || (p.from === d.peer && p.to === home)
+    );
+    if (i > 0) paths.unshift(...paths.splice(i, 1));
+  }
+  return paths.length ? paths : [{ from: local, to: null }];
+}
+
+/** True when `r` speaks about the peering between `from` and `to` (to null: every result). */
+function onPath(r: CheckResult, from: string, to: string | null): boolean {
+  if (to === null) return true;
+  const [a, b] = r.cluster.split(BOTH);
+  if (b !== undefined) {
+    const ends = (a === from && b === to) || (a === to && b === from);
+    return ends && (r.peer === null || r.peer === to || r.peer === from);
+  }
+  if (a === from) return r.peer === null || r.peer === to;
+  if (a === to) return r.peer === null || r.peer === from;
+  return false;
+}
+
+/**
+ * The hops of the path from `from` (default: the local cluster) to `peer` (null: all results).
+ * Local hops take results observed on `from`; remote gateway/Geneve/node hops take results
+ * observed on the peer's cluster (dual mode); cross-cluster ("A ↔ B") results count on both
+ * sides; results about reaching remote pods (IPAM, reflection) count for the remote pod hop
+ * wherever they were observed. Which hops a result speaks for is declared by its check
+ * (report/hops.ts). A hop no result speaks for is `none`: not observed.
+ */
+export function dataPath(report: Report, peer: string | null, from: string = localName(report)): Hop[] {
+  const rs = report.results.filter((r) => onPath(r, from, peer));
   return HOPS.map((spec) => {
     const matches = rs.filter((r) => {
       if (!hopsOf(r.id).includes(spec.hop)) return false;
@@ -97,7 +157,7 @@ export function dataPath(report: Report, peer: string | null): Hop[] {
       // remapping and reflection observed on either side: where they were seen does not matter.
       if (spec.side === "between" || spec.hop === "remote-pod") return true;
       const cross = r.cluster.includes("↔");
-      return cross || (spec.side === "local" ? r.cluster === local : r.cluster !== local);
+      return cross || (spec.side === "local" ? r.cluster === from : r.cluster !== from);
     });
     // A hop some of whose checks were blocked by an earlier failure is not verified: never a ✓.
     const blocked = matches.some((r) => r.status === "skip" && r.blockedBy !== null);
@@ -112,7 +172,15 @@ export function dataPath(report: Report, peer: string | null): Hop[] {
   });
 }
 
-const HOP_MARK: Readonly<Record<HopStatus, string>> = { ...MARKS, skip: "?", none: "?" };
+/** The mark under a hop; a hop no check observed gets none (its caption says so). */
+const HOP_MARK: Readonly<Record<HopStatus, string>> = { ...MARKS, skip: "–", none: "" };
+
+/** The caption under the mark of a hop that was not verified. */
+function hopCaption(hop: Hop): string | null {
+  if (hop.status === "none") return "not observed";
+  if (hop.status !== "skip") return null;
+  return hop.results.some((r) => r.blockedBy !== null) ? "not verified" : "not checked";
+}
 
 function svgPath(hops: Hop[], id: string, localName: string, remoteName: string): string {
   const w = 108, gap = 14, top = 34, boxH = 46;
@@ -121,7 +189,7 @@ function svgPath(hops: Hop[], id: string, localName: string, remoteName: string)
   parts.push(
     `<svg id="${
       h(id)
-    }" class="datapath" role="img" viewBox="0 0 ${width} 130" xmlns="http://www.w3.org/2000/svg"` +
+    }" class="datapath" role="img" viewBox="0 0 ${width} 140" xmlns="http://www.w3.org/2000/svg"` +
       ` aria-label="${h(`data path from ${localName} to ${remoteName}`)}">`,
   );
   parts.push(
@@ -138,33 +206,82 @@ function svgPath(hops: Hop[], id: string, localName: string, remoteName: string)
     }
     const tip = hop.results.length
       ? hop.results.map((r) =>
-        `${MARKS[r.status]} ${r.id} ${r.status}${r.peer ? ` (peer ${r.peer})` : ""}: ${r.summary}`
+        `${MARKS[r.status]} ${r.id} ${r.status} on ${r.cluster}${r.peer ? ` (peer ${r.peer})` : ""}: ${
+          r.status === "skip" && r.blockedBy ? `blocked by ${r.blockedBy}` : r.summary
+        }`
       )
         .join("\n")
+      : hop.side === "remote"
+      ? "not observed: no check reads this side (in dual mode, with --remote-kubeconfig, it is)"
       : "not observed by any check";
+    const caption = hopCaption(hop);
     parts.push(
       `<g class="hop s-${hop.status}" data-hop="${hop.key}" data-status="${hop.status}">`,
       `<title>${h(tip)}</title>`,
       `<rect x="${x}" y="${top}" width="${w}" height="${boxH}" rx="8"/>`,
       `<text class="label" x="${x + w / 2}" y="${top + 28}" text-anchor="middle">${h(hop.label)}</text>`,
-      `<text class="mark" x="${x + w / 2}" y="${top + boxH + 26}" text-anchor="middle">${
-        h(HOP_MARK[hop.status])
-      }</text>`,
+      HOP_MARK[hop.status]
+        ? `<text class="mark" x="${x + w / 2}" y="${top + boxH + 26}" text-anchor="middle">${
+          h(HOP_MARK[hop.status])
+        }</text>`
+        : "",
+      caption
+        ? `<text class="caption" x="${x + w / 2}" y="${top + boxH + (HOP_MARK[hop.status] ? 44 : 22)}" ` +
+          `text-anchor="middle">${h(caption)}</text>`
+        : "",
       `</g>`,
     );
   });
   parts.push(`</svg>`);
-  return parts.join("\n");
+  return parts.filter((p) => p !== "").join("\n");
 }
 
+/** Table columns whose values are names that must not wrap (cluster IDs, contexts, versions). */
+const NOWRAP = new Set(["Cluster", "Cluster ID", "Peer", "Context", "Name", "Kubernetes", "Liqo", "Role"]);
+
 function table(columns: readonly string[], rows: readonly (readonly string[])[], cls = ""): string {
+  const td = (i: number) => NOWRAP.has(columns[i]) ? `<td class="nw">` : `<td>`;
   return `<table${cls ? ` class="${cls}"` : ""}><thead><tr>${
     columns.map((c) => `<th>${h(c)}</th>`).join("")
   }</tr></thead>` +
     `<tbody>${
-      rows.map((r) => `<tr>${columns.map((_, i) => `<td>${h(r[i] ?? "")}</td>`).join("")}</tr>`).join("\n")
+      rows.map((r) => `<tr>${columns.map((_, i) => `${td(i)}${h(r[i] ?? "")}</td>`).join("")}</tr>`).join(
+        "\n",
+      )
     }` +
     `</tbody></table>`;
+}
+
+/**
+ * A fix: comments as text, commands in `<pre class="cmd">` blocks (adjacent commands share one)
+ * holding nothing but the commands, so a copied block runs as is.
+ */
+export function stepsHtml(steps: readonly RemediationStep[]): string {
+  if (!steps.length) return "";
+  const parts: string[] = [];
+  let code: string[] = [];
+  const flush = () => {
+    if (code.length) parts.push(`<pre class="cmd"><code>${code.map(h).join("\n")}</code></pre>`);
+    code = [];
+  };
+  for (const s of steps) {
+    if (s.command !== null && s.comment !== null && commentPlacement(s) === "beside") {
+      code.push(`${s.command}   # ${s.comment}`);
+      continue;
+    }
+    if (s.comment !== null) {
+      flush();
+      parts.push(`<p class="note">${h(s.comment)}</p>`);
+    }
+    if (s.command !== null) code.push(s.command);
+  }
+  flush();
+  return `<div class="fix"><div class="fix-head">⚑ Fix</div>${parts.join("")}</div>`;
+}
+
+/** A skip only because the run had one kubeconfig. */
+function isNeedsRemote(r: CheckResult): boolean {
+  return r.status === "skip" && r.skipKind === "needs-remote";
 }
 
 function multiline(s: string): string {
@@ -201,6 +318,8 @@ padding:4px 8px;border-bottom:1px solid var(--line)}th{font-weight:600}
 #diagnosis{border:2px solid var(--fail);border-radius:8px;padding:12px 16px;background:var(--card)}
 #diagnosis.ok{border-color:var(--pass)}#diagnosis .head{font-size:16px;font-weight:600}
 .fix{color:var(--fg);border-left:3px solid var(--warn);padding-left:8px;margin:6px 0}
+.fix-head{font-weight:600}.fix .note{margin:4px 0}.fix pre.cmd{margin:4px 0 8px;white-space:pre;word-break:normal}
+.nw,td.id{white-space:nowrap}code.cmdline{word-break:break-all}
 .also{margin:8px 0 0}.also ul{margin:4px 0 0;padding-left:20px}
 .s-pass{--c:var(--pass)}.s-warn{--c:var(--warn)}.s-fail{--c:var(--fail)}.s-unknown{--c:var(--unknown)}
 .s-skip{--c:var(--skip)}.s-none{--c:var(--none)}
@@ -213,6 +332,7 @@ svg .hop rect{fill:var(--card);stroke:var(--c);stroke-width:2.5}
 svg .hop[data-status="none"] rect,svg .hop[data-status="skip"] rect{stroke-dasharray:5 4}
 svg text{fill:var(--fg);font:13px system-ui,sans-serif}svg .mark{fill:var(--c);font-size:20px;font-weight:700}
 svg .side{fill:var(--muted);font-size:12px}svg .arrow{stroke:var(--muted);stroke-width:1.5}
+svg .caption{fill:var(--muted);font-size:11px}
 @media print{body{max-width:none;padding:0;font-size:11px}h2{break-after:avoid}.result,tr,svg{break-inside:avoid}
 pre{white-space:pre-wrap}}
 `;
@@ -221,18 +341,20 @@ pre{white-space:pre-wrap}}
 export function renderHtml(report: Report): string {
   const s = report.summary;
   const scopes = varyingScopes(report.results);
-  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.results[0]?.cluster ??
-    "local";
+  const local = localName(report) || "local";
+  const inv = report.invocation;
   const body: string[] = [];
   body.push(
-    `<h1>FlyingFish report — ${h(local)}</h1>`,
+    `<h1>FlyingFish report — <span class="nw">${h(local)}</span></h1>`,
     `<div class="meta">${h(report.generatedAt)} · ${report.mode}` +
       `${
         report.mode === "snapshot"
           ? ` (snapshot taken ${h(report.snapshotTakenAt ?? "at an unknown time")})`
           : ""
       }` +
+      `${inv?.host ? ` · from host <span class="nw">${h(inv.host)}</span>` : ""}` +
       ` · ${h(formatDuration(report.durationMs))} · exit code ${report.exitCode}</div>`,
+    inv ? `<div class="meta">Command: <code class="cmdline">${h(inv.commandLine)}</code></div>` : "",
   );
 
   // Diagnosis
@@ -246,7 +368,7 @@ export function renderHtml(report: Report): string {
       `<section id="diagnosis" class="s-fail" data-check="${h(d.id)}">`,
       `<div class="head"><span class="st">${MARKS.fail} ${h(d.id)}</span> [${h(LAYER_TITLES[d.layer])}]` +
         `${where ? ` ${h(where)}` : ""}: ${h(d.summary)}</div>`,
-      d.remediation ? `<div class="fix">⚑ ${multiline(d.remediation)}</div>` : "",
+      stepsHtml(d.remediation),
       alsoFailingHtml(d.alsoFailing ?? [], scopes.cluster),
       `</section>`,
     );
@@ -273,19 +395,29 @@ export function renderHtml(report: Report): string {
   for (const layer of LAYERS) {
     const st = worst(report.results.filter((r) => r.layer === layer));
     body.push(
-      `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${HOP_MARK[st]} ` +
+      `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${
+        st === "none" ? "·" : MARKS[st]
+      } ` +
         `${h(LAYER_TITLES[layer])}</span>`,
     );
   }
   body.push(`</div>`);
-  const peerIds = [...new Set(report.results.flatMap((r) => (r.peer === null ? [] : [r.peer])))];
-  if (d?.peer && peerIds.includes(d.peer)) {
-    peerIds.splice(peerIds.indexOf(d.peer), 1), peerIds.unshift(d.peer);
-  }
-  const paths: (string | null)[] = peerIds.length ? peerIds : [null];
+  const paths = dataPaths(report);
+  const known = new Set(report.clusters.map((c) => c.name));
   paths.forEach((p, i) => {
-    if (paths.length > 1) body.push(`<h3>peer ${h(p ?? "")}</h3>`);
-    body.push(svgPath(dataPath(report, p), i === 0 ? "datapath" : `datapath-${i + 1}`, local, p ?? "remote"));
+    if (paths.length > 1 || p.to !== null) {
+      // Dual mode: both ends are clusters this run read; otherwise the far end is only a peer.
+      const far = p.to === null ? "" : known.has(p.to) ? h(p.to) : `peer ${h(p.to)}`;
+      body.push(`<h3><span class="nw">${h(p.from)}</span> → <span class="nw">${far}</span></h3>`);
+    }
+    body.push(
+      svgPath(
+        dataPath(report, p.to, p.from),
+        i === 0 ? "datapath" : `datapath-${i + 1}`,
+        p.from,
+        p.to ?? "remote",
+      ),
+    );
   });
 
   // Results
@@ -294,21 +426,40 @@ export function renderHtml(report: Report): string {
     `<table class="results"><thead><tr><th>Status</th><th>ID</th><th>Layer</th><th>Cluster</th><th>Peer</th>` +
       `<th>Result</th></tr></thead><tbody>`,
   );
+  const needsRemote = report.results.filter(isNeedsRemote);
+  const remoteIds = [...new Set(needsRemote.map((r) => r.id))];
   for (const r of report.results) {
+    if (isNeedsRemote(r)) {
+      // The checks that only need the other kubeconfig: one row, where the first of them stands.
+      if (r !== needsRemote[0]) continue;
+      body.push(
+        `<tr class="s-skip" data-status="skip" data-skip="needs-remote"><td class="st">${MARKS.skip} skip</td>` +
+          `<td class="id">${h(remoteIds.join(", "))}</td><td>—</td><td class="nw">${
+            h([...new Set(needsRemote.map((x) => x.cluster))].join(", "))
+          }</td>` +
+          `<td class="nw">${h([...new Set(needsRemote.map((x) => x.peer ?? "—"))].join(", "))}</td>` +
+          `<td>need --remote-kubeconfig (both ends of the peering)</td></tr>`,
+      );
+      continue;
+    }
     body.push(
       `<tr class="s-${r.status}" data-status="${r.status}"><td class="st">${
         MARKS[r.status]
       } ${r.status}</td>` +
-        `<td class="id">${h(r.id)}</td><td>${h(LAYER_TITLES[r.layer])}</td><td>${h(r.cluster)}</td>` +
-        `<td>${h(r.peer ?? "—")}</td><td>${
+        `<td class="id">${h(r.id)}</td><td>${h(LAYER_TITLES[r.layer])}</td><td class="nw">${
+          h(r.cluster)
+        }</td>` +
+        `<td class="nw">${h(r.peer ?? "—")}</td><td>${
           h(r.status === "skip" && r.blockedBy ? `blocked by ${r.blockedBy}` : r.summary)
         }` +
         `</td></tr>`,
     );
   }
   body.push(`</tbody></table>`);
-  const notPass = report.results.filter((r) => r.status !== "pass" && !(r.status === "skip" && r.blockedBy));
-  if (notPass.length) {
+  const notPass = report.results.filter((r) =>
+    r.status !== "pass" && !(r.status === "skip" && r.blockedBy) && !isNeedsRemote(r)
+  );
+  if (notPass.length || needsRemote.length) {
     body.push(`<h2>Findings</h2>`);
     for (const r of notPass) {
       const where = [r.cluster, r.peer !== null ? `peer ${r.peer}` : null].filter((x) => x).join(" · ");
@@ -320,8 +471,14 @@ export function renderHtml(report: Report): string {
         r.evidence.length
           ? `<ul>${r.evidence.map((e) => `<li><code>${multiline(e)}</code></li>`).join("")}</ul>`
           : "",
-        r.remediation ? `<div class="fix">⚑ ${multiline(r.remediation)}</div>` : "",
+        stepsHtml(r.remediation),
         `</div>`,
+      );
+    }
+    if (needsRemote.length) {
+      body.push(
+        `<p class="result s-skip" data-skip="needs-remote"><span class="st">${MARKS.skip}</span> ` +
+          `${h(remoteIds.join(", "))}: need --remote-kubeconfig (both ends of the peering)</p>`,
       );
     }
   }
@@ -362,6 +519,14 @@ export function renderHtml(report: Report): string {
 
   // Run metadata
   body.push(`<h2>Run</h2>`);
+  if (inv) {
+    body.push(
+      `<p>Command line:</p><pre class="cmd"><code>${h(inv.commandLine)}</code></pre>`,
+      `<p>${report.mode === "snapshot" ? "Judged on host" : "Probes ran from host"} ${
+        inv.host ? `<code>${h(inv.host)}</code>` : "unknown (no --allow-sys)"
+      }.</p>`,
+    );
+  }
   for (const t of runTables(report)) body.push(table(t.columns, t.rows));
   body.push(
     `<p class="muted">Generated by ${h(report.tool.name)} ${h(report.tool.version)}, report schema ` +

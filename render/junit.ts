@@ -3,7 +3,8 @@
  * peer when the run covers several), one `<testcase>` per result. Fail → `<failure>`; warn → a
  * passing test case with the warning in `<system-out>`; skip and unknown → `<skipped>`.
  */
-import type { CheckResult } from "../report/model.ts";
+import type { ReportResult as CheckResult } from "../report/model.ts";
+import { remediationLines } from "../report/remediation.ts";
 import { LAYER_TITLES, LAYERS } from "../report/model.ts";
 import { type Report, varyingScopes } from "../report/model.ts";
 
@@ -33,7 +34,7 @@ function seconds(ms: number): string {
 
 function details(r: CheckResult): string {
   const out = [r.summary, ...r.evidence.map((e) => `· ${e}`)];
-  if (r.remediation) out.push(...r.remediation.split(/\r?\n/).map((l) => `⚑ ${l}`));
+  out.push(...remediationLines(r.remediation).map((l) => `⚑ ${l}`));
   return out.join("\n");
 }
 

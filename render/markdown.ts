@@ -1,10 +1,17 @@
 /**
- * The Markdown reporter: an incident write-up that pastes into an issue or a chat. Diagnosis
- * first, then the "All Checks — Summary" table, details of every non-pass check, the peering
- * dump, the manual test cheat sheet and the run metadata. Every string from the cluster is
- * escaped, so `<pending>`, `|` or `*` in an object name render literally.
+ * The Markdown reporter: an incident write-up that pastes into an issue or a chat. When and how it
+ * was run at the top (timestamp, command line), the diagnosis, then the "All Checks — Summary"
+ * table, details of every non-pass check, the peering dump, the manual test cheat sheet and the
+ * run metadata; the long sections (the table, the dump, the cheat sheet) fold into `<details>`.
+ * Fix commands are fenced code blocks holding only the command, ready to copy. Every string from
+ * the cluster is escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
-import { LAYER_TITLES, type ReportSection } from "../report/model.ts";
+import {
+  LAYER_TITLES,
+  type RemediationStep,
+  type ReportResult,
+  type ReportSection,
+} from "../report/model.ts";
 import {
   foreignClusterTable,
   formatDuration,
@@ -13,6 +20,7 @@ import {
   varyingScopes,
 } from "../report/model.ts";
 import { MARKS } from "./text.ts";
+import { commentPlacement } from "../report/remediation.ts";
 import type { DumpTable } from "../report/model.ts";
 
 /** Escapes text for Markdown (inline): HTML specials as entities, Markdown punctuation with `\`. */
@@ -47,12 +55,61 @@ export function mdTable(columns: readonly string[], rows: readonly (readonly str
   return [line(columns), `|${columns.map(() => " --- ").join("|")}|`, ...rows.map(line)].join("\n");
 }
 
+/** Inline code whose fence is longer than any backtick run in `s` (padded when `s` touches one). */
+export function mdInlineCode(s: string): string {
+  // deno-lint-ignore no-control-regex
+  const text = s.replace(/[\x00-\x1f\x7f]/g, "\uFFFD");
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/**
+ * Remediation steps as Markdown blocks: remarks and comments that introduce a command as text,
+ * commands in `sh` code blocks (adjacent commands share one; a short comment stays beside its
+ * command as a shell comment), so a copied block runs as is.
+ */
+export function mdSteps(steps: readonly RemediationStep[]): string[] {
+  const blocks: { code: boolean; lines: string[] }[] = [];
+  const add = (code: boolean, line: string) => {
+    const last = blocks.at(-1);
+    if (last && last.code === code) last.lines.push(line);
+    else blocks.push({ code, lines: [line] });
+  };
+  for (const s of steps) {
+    if (s.command !== null && s.comment !== null && commentPlacement(s) === "beside") {
+      add(true, `${s.command}   # ${s.comment}`);
+      continue;
+    }
+    if (s.comment !== null) add(false, mdEscape(s.comment));
+    if (s.command !== null) add(true, s.command);
+  }
+  return blocks.flatMap((b) => [b.code ? mdCodeBlock(b.lines.join("\n"), "sh") : b.lines.join("  \n"), ""]);
+}
+
+/** `<details>` around `body` (blank lines keep the Markdown inside rendered). */
+function folded(summary: string, body: readonly string[]): string[] {
+  return [`<details><summary>${summary}</summary>`, "", ...body, "", "</details>", ""];
+}
+
 function lines(s: string): string[] {
   return s.split(/\r?\n/).filter((l) => l.trim() !== "");
 }
 
 function scopeText(cluster: string | null, peer: string | null, showCluster: boolean): string {
   return [showCluster ? cluster : null, peer !== null ? `peer ${peer}` : null].filter((x) => x).join(" · ");
+}
+
+/** A skip only because the run had one kubeconfig. */
+function isNeedsRemote(r: ReportResult): boolean {
+  return r.status === "skip" && r.skipKind === "needs-remote";
+}
+
+/** The checks skipped for want of `--remote-kubeconfig`, as one line. */
+function needsRemoteLine(rs: readonly ReportResult[]): string {
+  const ids = [...new Set(rs.map((r) => r.id))];
+  return `*${MARKS.skip} ${mdEscape(ids.join(", "))}: need --remote-kubeconfig (both ends of the peering)*`;
 }
 
 /** Renders the Markdown report (ends with a newline). */
@@ -62,6 +119,15 @@ export function renderMarkdown(report: Report): string {
   const s = report.summary;
   const local = report.clusters.find((c) => c.role === "local")?.name ?? report.clusters[0]?.name;
   out.push(`# FlyingFish report${local ? ` — ${mdEscape(local)}` : ""}`, "");
+  const inv = report.invocation;
+  const when = [
+    mdEscape(report.generatedAt),
+    report.mode === "snapshot"
+      ? `judged from a snapshot taken ${mdEscape(report.snapshotTakenAt ?? "at an unknown time")}`
+      : null,
+    inv?.host ? `from host ${mdInlineCode(inv.host)}` : null,
+  ].filter((x) => x).join(" · ");
+  out.push(`Generated ${when}${inv ? ` by ${mdInlineCode(inv.commandLine)}` : ""}`, "");
 
   // Diagnosis
   out.push("## Diagnosis", "");
@@ -74,7 +140,7 @@ export function renderMarkdown(report: Report): string {
       }: ` +
         mdEscape(d.summary.replace(/\r?\n/g, " ")),
     );
-    if (d.remediation) out.push("", ...lines(d.remediation).map((l) => `> ⚑ ${mdEscape(l)}`));
+    if (d.remediation.length) out.push("", "**⚑ Fix:**", "", ...mdSteps(d.remediation));
     const also = d.alsoFailing ?? [];
     if (also.length) {
       out.push("", "Also failing (faults the diagnosis does not explain):", "");
@@ -104,17 +170,12 @@ export function renderMarkdown(report: Report): string {
       ` · ${formatDuration(report.durationMs)} · exit code ${report.exitCode}`,
     "",
   );
-  if (report.mode === "snapshot") {
-    out.push(
-      `> Judged from a snapshot taken ${mdEscape(report.snapshotTakenAt ?? "at an unknown time")}.`,
-      "",
-    );
-  }
-
   // Summary table
   out.push("## All Checks — Summary", "");
-  out.push(
-    mdTable(
+  out.push(...folded(
+    `${s.total} checks: ${s.pass} passed, ${s.warn} warning${s.warn === 1 ? "" : "s"}, ${s.fail} failed, ` +
+      `${s.skip} skipped, ${s.unknown} unknown`,
+    [mdTable(
       ["Status", "ID", "Layer", "Cluster", "Peer", "Result"],
       report.results.map((r) => [
         `${MARKS[r.status]} ${r.status}`,
@@ -124,13 +185,13 @@ export function renderMarkdown(report: Report): string {
         r.peer ?? "—",
         r.blockedBy && r.status === "skip" ? `blocked by ${r.blockedBy}` : r.summary,
       ]),
-    ),
-    "",
-  );
+    )],
+  ));
 
   // Details
-  const notPass = report.results.filter((r) => r.status !== "pass");
-  if (notPass.length) {
+  const needsRemote = report.results.filter(isNeedsRemote);
+  const notPass = report.results.filter((r) => r.status !== "pass" && !isNeedsRemote(r));
+  if (notPass.length || needsRemote.length) {
     out.push("## Details", "");
     for (const r of notPass) {
       const where = scopeText(r.cluster, r.peer, true);
@@ -141,8 +202,9 @@ export function renderMarkdown(report: Report): string {
       if (r.evidence.length) {
         out.push("Evidence:", "", ...r.evidence.map((e) => `- ${lines(e).map(mdEscape).join("<br>")}`), "");
       }
-      if (r.remediation) out.push("Fix:", "", ...lines(r.remediation).map((l) => `> ⚑ ${mdEscape(l)}`), "");
+      if (r.remediation.length) out.push("**⚑ Fix:**", "", ...mdSteps(r.remediation));
     }
+    if (needsRemote.length) out.push(needsRemoteLine(needsRemote), "");
   }
 
   // Peering dump
@@ -157,10 +219,12 @@ export function renderMarkdown(report: Report): string {
       : [];
     out.push("## Peering", "");
     if (peeringGaps.length) out.push(...peeringGaps, "");
+    const body: string[] = [];
     for (const t of tables) {
-      out.push(`### ${mdEscape(t.title)}`, "");
-      out.push(t.rows.length ? mdTable(t.columns, t.rows) : "*none*", "");
+      body.push(`### ${mdEscape(t.title)}`, "");
+      body.push(t.rows.length ? mdTable(t.columns, t.rows) : "*none*", "");
     }
+    if (body.length) out.push(...folded(tables.map((t) => mdEscape(t.title)).join(", "), body));
   }
 
   // Cheat sheet
@@ -168,16 +232,24 @@ export function renderMarkdown(report: Report): string {
   if (report.cheatSheet.length || sheetGaps.length) {
     out.push("## Manual test cheat sheet", "");
     if (sheetGaps.length) out.push(...sheetGaps, "");
+    const body: string[] = [];
     for (const e of report.cheatSheet) {
       const where = scopeText(e.cluster, e.peer, true);
-      out.push(`- **${mdEscape(e.title)}:** ${mdEscape(e.value)}${where ? ` (${mdEscape(where)})` : ""}`);
-      if (e.command) out.push("", mdCodeBlock(e.command, "sh", "  "), "");
+      body.push(`- **${mdEscape(e.title)}:** ${mdEscape(e.value)}${where ? ` (${mdEscape(where)})` : ""}`);
+      if (e.command) body.push("", mdCodeBlock(e.command, "sh", "  "), "");
     }
-    out.push("");
+    if (body.length) {
+      out.push(...folded(`${report.cheatSheet.length} values and commands to test by hand`, body));
+    }
   }
 
   // Run metadata
   out.push("## Run", "");
+  if (inv) {
+    out.push("Command line:", "", mdCodeBlock(inv.commandLine, "sh"), "");
+    const where = report.mode === "snapshot" ? "Judged on" : "Probes ran from";
+    out.push(`${where}: ${inv.host ? mdInlineCode(inv.host) : "an unknown host (no --allow-sys)"}`, "");
+  }
   for (const t of runTables(report)) out.push(mdTable(t.columns, t.rows), "");
   out.push(
     `Generated ${mdEscape(report.generatedAt)} by ${report.tool.name} ${mdEscape(report.tool.version)}` +

@@ -1,28 +1,38 @@
 /**
- * The human text report (the default `flyingfish check` output) and the live TTY checklist.
+ * The human text report (the default `flyingfish check` output).
  *
- * Layout: one block per layer, one line per check (`✓ ID  title  [cluster · peer]`), non-pass
- * checks expanded with their summary, evidence (`·`) and fix (`⚑`), then a rule, the count line
- * and the diagnosis. Strings from the cluster are stripped of control characters, so a hostile
- * object name cannot move the cursor or recolour the terminal.
+ * Layout: one line per cluster the run looked at, then one block per layer in catalog order, one
+ * line per check (`✓ ID  title  [cluster · peer]`), non-pass checks expanded with their summary,
+ * evidence (`·`) and fix (`⚑`), then a rule, the count line and the diagnosis.
+ *
+ * Everything fits the given width (the terminal's, or {@link PIPE_WIDTH} through a pipe): labels
+ * that do not fit beside a title go on the next line, long text wraps with a hanging indent, and
+ * fix commands wrap with a ` \` continuation so they still paste as one command. An error shared
+ * by several checks (an unreadable kind) is printed once; the others point at it. Strings from the
+ * cluster are stripped of control characters, so a hostile object name cannot move the cursor or
+ * recolour the terminal.
  */
-import { createColors } from "picocolors";
-import {
-  type CheckResult,
-  type Layer,
-  LAYER_TITLES,
-  LAYERS,
-  type ReportSection,
-  type Status,
-} from "../report/model.ts";
+import { createColors } from "./colors.ts";
 import {
   type DumpTable,
   foreignClusterTable,
   formatDuration,
+  type Layer,
+  LAYER_TITLES,
+  LAYERS,
+  type RemediationStep,
   type Report,
+  type ReportResult as CheckResult,
+  type ReportSection,
   type ReportSummary,
+  type Status,
   varyingScopes,
 } from "../report/model.ts";
+import { remediationLines, shellCommentIndex } from "../report/remediation.ts";
+import { clusterLines } from "./context.ts";
+import { displayWidth, type Hang, PIPE_WIDTH, truncate, wrapCommand, wrapWords } from "./wrap.ts";
+
+export { PIPE_WIDTH } from "./wrap.ts";
 
 /** Options of the text renderer. */
 export interface TextOptions {
@@ -30,8 +40,10 @@ export interface TextOptions {
   color: boolean;
   /** Show pass evidence, run metadata, the peering dump and the cheat sheet. */
   verbose: boolean;
-  /** Only the count line and the diagnosis. */
+  /** Only the count line and the diagnosis; the diagnosis and its fix are cut at the width (one line each). */
   quiet: boolean;
+  /** Columns no line may exceed (the verbose tables excepted); default {@link PIPE_WIDTH}. */
+  width?: number;
 }
 
 /** Status marks. */
@@ -43,7 +55,8 @@ export const MARKS: Readonly<Record<Status, string>> = {
   unknown: "?",
 };
 
-type Colors = ReturnType<typeof createColors>;
+/** The colour functions of one rendering (no-ops without colour). */
+export type Colors = ReturnType<typeof createColors>;
 
 /** Which parts of `[cluster · peer]` labels to show. */
 export interface LabelScopes {
@@ -51,10 +64,15 @@ export interface LabelScopes {
   peer: boolean;
 }
 
-const RULE = "─".repeat(40);
+const RULE_WIDTH = 40;
 const DETAIL = "      ";
+const HANG = "        ";
 const ID_WIDTH = 8;
 const MAX_TITLE_WIDTH = 48;
+/** Where the diagnosis lines continue (under the diagnosed ID). */
+const DIAG_HANG = " ".repeat(13);
+/** Shorter repeated texts ("blocked by …", "network probes disabled") are not worth a reference. */
+const MIN_SHARED_ERROR = 40;
 
 /** Replaces control characters (ESC, BEL, CR, …) with visible `\xNN` escapes; tabs become spaces. */
 export function cleanText(s: string): string {
@@ -92,11 +110,82 @@ export function scopeLabel(r: { cluster: string; peer: string | null }, scopes: 
   return parts.length ? `[${oneLine(parts.join(" · "))}]` : "";
 }
 
-/** Prefixes the first line of a (possibly multi-line) string and indents the rest to match. */
-function block(prefix: string, s: string, indent: string): string[] {
-  const lines = s.split(/\r?\n/);
-  const hang = " ".repeat([...prefix].length);
-  return lines.map((l, i) => `${indent}${i === 0 ? prefix : hang}${cleanText(l)}`);
+/** Wraps every line of a (possibly multi-line) string: `hang.first` on the first, `hang.rest` after. */
+function paragraph(s: string, width: number, hang: Hang): string[] {
+  return s.split(/\r?\n/).flatMap((l, i) =>
+    wrapWords(cleanText(l), width, { first: i === 0 ? hang.first : hang.rest, rest: hang.rest })
+  );
+}
+
+/** One line of a fix: a shell comment (`# …`) or a command (maybe with a trailing `# …`). */
+interface FixLine {
+  kind: "comment" | "command";
+  text: string;
+}
+
+function typed(lines: readonly string[]): FixLine[] {
+  return lines.filter((l) => l.trim() !== "").map((l) => ({
+    kind: l.trimStart().startsWith("#") ? "comment" : "command",
+    text: l,
+  }));
+}
+
+/**
+ * The fix as typed lines: the steps as shell-ready lines (a comment above its command, or beside
+ * it when short: `cmd   # comment`).
+ */
+function fixLines(steps: readonly RemediationStep[]): FixLine[] {
+  return typed(remediationLines(steps));
+}
+
+/** Lays out `# …` under `lead` (first line) and `rest`, the `#` repeated on every line. */
+function commentLines(comment: string, width: number, lead: string, rest: string): string[] {
+  const hash = /^#+ */.exec(comment)![0];
+  return wrapWords(comment.slice(hash.length), width, { first: lead + hash, rest: rest + hash });
+}
+
+/**
+ * Lays out fix lines under `hang`: comments wrap as comments (`#` on every line), commands wrap
+ * with ` \` continuations (a trailing comment moves to its own line when it does not fit).
+ * Indentation inside the fix is kept.
+ */
+function fixBlock(lines: readonly FixLine[], width: number, hang: Hang): string[] {
+  const out: string[] = [];
+  for (const [i, f] of lines.entries()) {
+    const text = cleanText(f.text);
+    const body = text.trimStart();
+    const pad = " ".repeat(text.length - body.length);
+    const lead = (i === 0 ? hang.first : hang.rest) + pad;
+    const rest = hang.rest + pad;
+    if (f.kind === "comment") {
+      out.push(...commentLines(body, width, lead, rest));
+      continue;
+    }
+    const at = shellCommentIndex(body);
+    const [cmd, note] = at < 0 ? [body, null] : [body.slice(0, at).trimEnd(), body.slice(at)];
+    const wrapped = wrapCommand(cmd, width, { first: lead, rest: rest + "    " });
+    const last = wrapped.length - 1;
+    if (note === null) out.push(...wrapped);
+    else if (displayWidth(`${wrapped[last]}   ${note}`) <= width) {
+      out.push(...wrapped.slice(0, last), `${wrapped[last]}   ${note}`);
+    } else out.push(...wrapped, ...commentLines(note, width, rest, rest));
+  }
+  return out;
+}
+
+/** One check line (or the `all ok` line of a healthy group) before layout. */
+interface Head {
+  mark: string;
+  id: string;
+  title: string;
+  label: string;
+  status: Status;
+}
+
+/** A head line and what goes under it. */
+interface Row {
+  head: Head;
+  result: CheckResult | null;
 }
 
 interface LineCtx {
@@ -104,45 +193,124 @@ interface LineCtx {
   scopes: LabelScopes;
   titleWidth: number;
   verbose: boolean;
+  width: number;
+  /** Long error texts already printed → the check that printed them first. */
+  shared: Map<string, CheckResult>;
 }
 
-function headLine(
-  mark: string,
-  id: string,
-  title: string,
-  label: string,
-  ctx: LineCtx,
-  status: Status,
-): string {
-  const { c } = ctx;
-  const idCol = oneLine(id).padEnd(ID_WIDTH);
-  let line = `  ${paint(c, status, mark)} ${status === "fail" ? c.bold(idCol) : idCol} ${oneLine(title)}`;
-  if (label) line += " ".repeat(Math.max(1, ctx.titleWidth - [...oneLine(title)].length + 1)) + c.dim(label);
-  return line;
+function prefixOf(h: Head): string {
+  return `  ${h.mark} ${oneLine(h.id).padEnd(ID_WIDTH)} `;
 }
 
-/** The lines for one result: its head line, then (unless a quiet pass) its details. */
-function resultLines(r: CheckResult, ctx: LineCtx): string[] {
-  const { c } = ctx;
-  const out = [headLine(MARKS[r.status], r.id, r.title, scopeLabel(r, ctx.scopes), ctx, r.status)];
-  if (r.status === "pass") {
-    if (ctx.verbose) {
-      out.push(...block("", r.summary, DETAIL).map(c.dim));
-      for (const e of r.evidence) out.push(...block("· ", e, DETAIL).map(c.dim));
+/** How a head line lays out for a title column `titleWidth`: 2 label aligned, 1 label ragged, 0 wrapped. */
+function fitScore(h: Head, titleWidth: number, width: number): number {
+  const pw = displayWidth(prefixOf(h));
+  const tw = displayWidth(oneLine(h.title));
+  const lw = displayWidth(h.label);
+  if (!h.label) return 2;
+  if (tw <= titleWidth && pw + titleWidth + 1 + lw <= width) return 2;
+  return pw + tw + 2 + lw <= width ? 1 : 0;
+}
+
+/**
+ * The title column: the width that puts the most labels beside their titles (aligned first, then
+ * anywhere on the line), the widest among equals, at most {@link MAX_TITLE_WIDTH}.
+ */
+function chooseTitleWidth(heads: readonly Head[], width: number): number {
+  const longest = Math.min(MAX_TITLE_WIDTH, Math.max(0, ...heads.map((h) => displayWidth(oneLine(h.title)))));
+  let best = longest, bestScore = -1;
+  for (let t = longest; t >= 0; t--) {
+    const score = heads.reduce((n, h) => n + fitScore(h, t, width), 0);
+    if (score > bestScore) {
+      best = t;
+      bestScore = score;
     }
-    return out;
+  }
+  return best;
+}
+
+/**
+ * The head line of a check: mark, ID, title (wrapped under itself when too long), and the label at
+ * the title column, after the title, or on a line of its own (indented) when it does not fit.
+ */
+function headLines(h: Head, ctx: LineCtx): string[] {
+  const { c, width } = ctx;
+  const prefix = prefixOf(h);
+  const indent = " ".repeat(displayWidth(prefix));
+  const titles = wrapWords(oneLine(h.title), width, { first: indent, rest: indent });
+  const idCol = oneLine(h.id).padEnd(ID_WIDTH);
+  const lines = titles.map((l, i) =>
+    i === 0
+      ? `  ${paint(c, h.status, h.mark)} ${h.status === "fail" ? c.bold(idCol) : idCol} ${
+        l.slice(indent.length)
+      }`
+      : l
+  );
+  if (!h.label) return lines;
+  const last = titles[titles.length - 1];
+  const lw = displayWidth(h.label);
+  const column = indent.length + ctx.titleWidth + 1;
+  const end = displayWidth(last);
+  if (end < column && column + lw <= width) {
+    lines[lines.length - 1] += " ".repeat(column - end) + c.dim(h.label);
+  } else if (end + 2 + lw <= width) {
+    lines[lines.length - 1] += "  " + c.dim(h.label);
+  } else {
+    const at = column + lw <= width ? " ".repeat(column) : indent;
+    lines.push(...wrapWords(h.label, width, { first: at, rest: indent }).map(c.dim));
+  }
+  return lines;
+}
+
+/**
+ * A summary, or — when its error text was already printed for an earlier check — the summary with
+ * the error replaced by a reference to that check (`GW-01`, with its label when its scope differs).
+ * The error is the part after the first ` — ` (`forbidden: gatewayclients on rome — <API message>`),
+ * or the whole summary.
+ */
+function sharedError(r: CheckResult, ctx: LineCtx): string {
+  const at = r.summary.indexOf(" — ");
+  const [head, error] = at >= 0 ? [r.summary.slice(0, at), r.summary.slice(at + 3)] : ["", r.summary];
+  if (error.length < MIN_SHARED_ERROR) return r.summary;
+  const first = ctx.shared.get(error);
+  if (first === undefined) {
+    ctx.shared.set(error, r);
+    return r.summary;
+  }
+  const label = groupKey(first) === groupKey(r) ? "" : scopeLabel(first, ctx.scopes);
+  const ref = `${oneLine(first.id)}${label ? ` ${label}` : ""}`;
+  return head ? `${head} — same error as ${ref} above` : `same as ${ref} above`;
+}
+
+/** What goes under a head line: nothing for a quiet pass, the details otherwise. */
+function detailLines(r: CheckResult, ctx: LineCtx): string[] {
+  const { c, width } = ctx;
+  const item: Hang = { first: `${DETAIL}· `, rest: HANG };
+  if (r.status === "pass") {
+    if (!ctx.verbose) return [];
+    return [
+      ...paragraph(r.summary, width, { first: DETAIL, rest: HANG }),
+      ...r.evidence.flatMap((e) => paragraph(e, width, item)),
+    ].map(c.dim);
   }
   if (r.status === "skip") {
-    out.push(c.dim(`${DETAIL}${r.blockedBy ? `blocked by ${oneLine(r.blockedBy)}` : oneLine(r.summary)}`));
-    return out;
+    const why = r.blockedBy ? `blocked by ${oneLine(r.blockedBy)}` : oneLine(r.summary);
+    return wrapWords(why, width, { first: DETAIL, rest: HANG }).map(c.dim);
   }
-  out.push(...block("", r.summary, DETAIL));
-  for (const e of r.evidence) out.push(...block("· ", e, DETAIL));
-  if (r.remediation) out.push(...block("⚑ ", r.remediation, DETAIL).map((l) => c.cyan(l)));
+  const out = paragraph(r.status === "unknown" ? sharedError(r, ctx) : r.summary, width, {
+    first: DETAIL,
+    rest: HANG,
+  });
+  for (const e of r.evidence) out.push(...paragraph(e, width, item));
+  if (r.remediation.length) {
+    out.push(
+      ...fixBlock(fixLines(r.remediation), width, { first: `${DETAIL}⚑ `, rest: HANG }).map((l) => c.cyan(l)),
+    );
+  }
   return out;
 }
 
-function groupKey(r: CheckResult): string {
+function groupKey(r: { cluster: string; peer: string | null }): string {
   return `${r.cluster}\u0000${r.peer ?? ""}`;
 }
 
@@ -167,58 +335,117 @@ function groupByScope(results: readonly CheckResult[], clusterOrder: Map<string,
   });
 }
 
-function layerBlock(
-  layer: Layer,
-  results: CheckResult[],
-  ctx: LineCtx,
+/** A layer's rows: one per check, a healthy group of several folded into `✓ all ok  ID ID …`. */
+function layerRows(
+  results: readonly CheckResult[],
+  scopes: LabelScopes,
+  verbose: boolean,
   clusterOrder: Map<string, number>,
-): string[] {
-  const { c } = ctx;
-  const out = [` ${c.bold(LAYER_TITLES[layer])}`];
+): Row[] {
   const groups = groupByScope(results, clusterOrder);
-  for (const g of groups) {
+  return groups.flatMap((g): Row[] => {
     const healthy = g.every((r) => r.status === "pass");
-    if (groups.length > 1 && healthy && g.length > 1 && !ctx.verbose) {
-      const label = scopeLabel(g[0], ctx.scopes);
-      out.push(headLine(MARKS.pass, "all ok", g.map((r) => r.id).join(" "), label, ctx, "pass"));
-      continue;
+    if (groups.length > 1 && healthy && g.length > 1 && !verbose) {
+      const title = g.map((r) => oneLine(r.id)).join(" ");
+      return [{
+        head: { mark: MARKS.pass, id: "all ok", title, label: scopeLabel(g[0], scopes), status: "pass" },
+        result: null,
+      }];
     }
-    for (const r of g) out.push(...resultLines(r, ctx));
-  }
-  return out;
+    return g.map((r) => ({
+      head: {
+        mark: MARKS[r.status],
+        id: r.id,
+        title: r.title,
+        label: scopeLabel(r, scopes),
+        status: r.status,
+      },
+      result: r,
+    }));
+  });
 }
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** Joins coloured parts with `sep`, starting a new line (after `indent`) where the next part would not fit. */
+function packParts(
+  parts: readonly { plain: string; shown: string }[],
+  sep: string,
+  width: number,
+  indent: string,
+): string[] {
+  const out: string[] = [];
+  let plain = "", shown = "";
+  for (const p of parts) {
+    if (plain && displayWidth(plain + sep + p.plain) > width) {
+      out.push(shown + sep.trimEnd());
+      plain = indent + p.plain;
+      shown = indent + p.shown;
+    } else {
+      plain += (plain ? sep : " ") + p.plain;
+      shown += (shown ? sep : " ") + p.shown;
+    }
+  }
+  out.push(shown);
+  return out;
+}
+
 /** The count line: `22 passed ⋅ 0 warnings ⋅ 1 failed ⋅ 0 skipped ⋅ 0 unknown (4.8s)`. */
-export function countLine(summary: ReportSummary, durationMs: number, c: Colors): string {
-  const part = (n: number, s: Status, text: string) => (n > 0 ? paint(c, s, text) : text);
-  return " " + [
+export function countLine(summary: ReportSummary, durationMs: number, c: Colors, width = PIPE_WIDTH): string {
+  const part = (n: number, s: Status, text: string) => ({
+    plain: text,
+    shown: n > 0 ? paint(c, s, text) : text,
+  });
+  const parts = [
     part(summary.pass, "pass", `${summary.pass} passed`),
     part(summary.warn, "warn", plural(summary.warn, "warning", "warnings")),
     part(summary.fail, "fail", `${summary.fail} failed`),
     part(summary.skip, "skip", `${summary.skip} skipped`),
     part(summary.unknown, "unknown", `${summary.unknown} unknown`),
-  ].join(" ⋅ ") + ` (${formatDuration(durationMs)})`;
+  ];
+  const last = parts[parts.length - 1];
+  const took = ` (${formatDuration(durationMs)})`;
+  parts[parts.length - 1] = { plain: last.plain + took, shown: last.shown + took };
+  return packParts(parts, " ⋅ ", width, " ").join("\n");
+}
+
+/** ` (also failing: A, B peer x)` within `room` columns: as many as fit, the rest counted (`+3 more`). */
+function foldedAlso(items: readonly string[], room: number): string {
+  if (!items.length) return "";
+  for (let k = items.length; k > 1; k--) {
+    const more = k < items.length ? ` +${items.length - k} more` : "";
+    const text = ` (also failing: ${items.slice(0, k).join(", ")}${more})`;
+    if (displayWidth(text) <= room) return text;
+  }
+  const first = ` (also failing: ${items[0]}${items.length > 1 ? ` +${items.length - 1} more` : ""})`;
+  return displayWidth(first) <= room ? first : ` (also failing: ${items.length})`;
 }
 
 /** Most "also failing" lines printed under the diagnosis; the rest are counted. */
 const MAX_ALSO_FAILING = 5;
 
 /**
- * The diagnosis lines (or `no failure found …`): the diagnosis, its first fix line, and one
- * `also failing:` line per other root failure. `quiet` folds those into the diagnosis line.
+ * The diagnosis lines (or `no failure found …`): the diagnosis, the first step of its fix (a
+ * command with its comment, or a remark), and one `also failing:` line per other root failure,
+ * wrapped to `width`. `quiet` folds those into the diagnosis line and keeps one line each (the
+ * first fix line; cut with `…` at the width).
  */
-export function diagnosisLines(report: Report, c: Colors, scopes: LabelScopes, quiet = false): string[] {
+export function diagnosisLines(
+  report: Report,
+  c: Colors,
+  scopes: LabelScopes,
+  quiet = false,
+  width = PIPE_WIDTH,
+): string[] {
   const d = report.diagnosis;
   if (!d) {
     const extra: string[] = [];
     if (report.summary.warn) extra.push(plural(report.summary.warn, "warning", "warnings"));
     if (report.summary.unknown) extra.push(`${report.summary.unknown} unknown`);
-    const text = ` no failure found${extra.length ? ` — ${extra.join(", ")}` : ""}`;
-    return [extra.length ? c.yellow(text) : c.green(text)];
+    const text = `no failure found${extra.length ? ` — ${extra.join(", ")}` : ""}`;
+    return wrapWords(text, width, { first: " ", rest: "   " }).map(extra.length ? c.yellow : c.green);
   }
   const whereOf = (f: { cluster: string; peer: string | null }): string => {
     const where: string[] = [];
@@ -227,23 +454,43 @@ export function diagnosisLines(report: Report, c: Colors, scopes: LabelScopes, q
     return where.length ? " " + oneLine(where.join(" · ")) : "";
   };
   const also = d.alsoFailing ?? [];
-  const folded = quiet && also.length
-    ? c.red(` (also failing: ${also.map((f) => oneLine(f.id) + whereOf(f)).join(", ")})`)
-    : "";
-  const head =
-    ` ${c.bold("diagnosis")} ${c.red(`${MARKS.fail} ${oneLine(d.id)}`)} [${LAYER_TITLES[d.layer]}]` +
-    `${whereOf(d)}: ${oneLine(d.summary)}${folded}`;
-  const out = [head];
-  const fix = d.remediation?.split(/\r?\n/).find((l) => l.trim() !== "");
-  if (fix) out.push(c.cyan(`           ⚑ ${cleanText(fix)}`));
-  if (quiet) return out;
-  for (const f of also.slice(0, MAX_ALSO_FAILING)) {
+  const lead = `diagnosis ${MARKS.fail} ${oneLine(d.id)}`;
+  const about = ` [${LAYER_TITLES[d.layer]}]${whereOf(d)}: `;
+  // The first step of the fix: its command (with the comment that goes with it), or its remark.
+  const firstStep = fixLines(d.remediation.slice(0, 1));
+  const fix = firstStep[0];
+  if (quiet) {
+    const fixed = ` ${lead}${about}`;
+    const folded = foldedAlso(also.map((f) => oneLine(f.id) + whereOf(f)), width - displayWidth(fixed) - 12);
+    const room = width - displayWidth(fixed + folded);
+    const head = room >= 2
+      ? ` ${c.bold("diagnosis")} ${c.red(`${MARKS.fail} ${oneLine(d.id)}`)}${about}` +
+        `${truncate(oneLine(d.summary), room)}${c.red(folded)}`
+      : truncate(`${fixed}${oneLine(d.summary)}${folded}`, width); // labels alone fill the line
+    const out = [head];
+    if (fix) out.push(c.cyan(truncate(`           ⚑ ${cleanText(fix.text)}`, width)));
+    return out;
+  }
+  const heads = wrapWords(`${lead}${about}${oneLine(d.summary)}`, width, { first: " ", rest: DIAG_HANG });
+  const out = [
+    heads[0].replace(lead, `${c.bold("diagnosis")} ${c.red(`${MARKS.fail} ${oneLine(d.id)}`)}`),
+    ...heads.slice(1),
+  ];
+  if (fix) {
     out.push(
-      `           ${c.bold("also failing:")} ${c.red(`${MARKS.fail} ${oneLine(f.id)}`)} [${
-        LAYER_TITLES[f.layer]
-      }]` +
-        `${whereOf(f)}: ${oneLine(f.summary)}`,
+      ...fixBlock(firstStep, width, { first: "           ⚑ ", rest: DIAG_HANG }).map((l) => c.cyan(l)),
     );
+  }
+  for (const f of also.slice(0, MAX_ALSO_FAILING)) {
+    const text = `also failing: ${MARKS.fail} ${oneLine(f.id)} [${LAYER_TITLES[f.layer]}]${whereOf(f)}: ${
+      oneLine(f.summary)
+    }`;
+    const lines = wrapWords(text, width, { first: "           ", rest: DIAG_HANG });
+    lines[0] = lines[0].replace(
+      `also failing: ${MARKS.fail} ${oneLine(f.id)}`,
+      `${c.bold("also failing:")} ${c.red(`${MARKS.fail} ${oneLine(f.id)}`)}`,
+    );
+    out.push(...lines);
   }
   if (also.length > MAX_ALSO_FAILING) {
     out.push(`           ${c.bold("also failing:")} … and ${also.length - MAX_ALSO_FAILING} more (✗ above)`);
@@ -254,22 +501,29 @@ export function diagnosisLines(report: Report, c: Colors, scopes: LabelScopes, q
 function textTable(t: DumpTable, c: Colors): string[] {
   const rows = t.rows.map((r) => r.map(oneLine));
   const cols = t.columns.map(oneLine);
-  const widths = cols.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...(r[i] ?? "")].length)));
+  const widths = cols.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ""))));
   const fmt = (cells: string[]) =>
-    "   " + cells.map((x, i) => x + " ".repeat(Math.max(0, widths[i] - [...x].length))).join("  ").trimEnd();
+    "   " +
+    cells.map((x, i) => x + " ".repeat(Math.max(0, widths[i] - displayWidth(x)))).join("  ").trimEnd();
   return [`  ${c.bold(oneLine(t.title))}`, c.dim(fmt(cols)), ...rows.map(fmt)];
 }
 
 /** "incomplete: …" lines of one report section. */
-function gapLines(report: Report, section: ReportSection, c: Colors): string[] {
-  return report.incomplete.filter((g) => g.section === section).map((g) =>
-    c.yellow(`  ${MARKS.unknown} incomplete: ${oneLine(g.reason)}`)
+function gapLines(report: Report, section: ReportSection, c: Colors, width: number): string[] {
+  return report.incomplete.filter((g) => g.section === section).flatMap((g) =>
+    wrapWords(`${MARKS.unknown} incomplete: ${oneLine(g.reason)}`, width, { first: "  ", rest: "    " }).map(
+      c.yellow,
+    )
   );
 }
 
-function verboseSections(report: Report, c: Colors): string[] {
+/**
+ * The peering dump and the cheat sheet (`-v`): the dump's tables keep their columns and the cheat
+ * sheet its one-line commands whatever the width.
+ */
+function verboseSections(report: Report, c: Colors, width: number): string[] {
   const out: string[] = [];
-  const peeringGaps = gapLines(report, "peering", c);
+  const peeringGaps = gapLines(report, "peering", c, width);
   if (report.peering || peeringGaps.length) {
     out.push("", ` ${c.bold("PEERING")}`, ...peeringGaps);
     const tables = report.peering
@@ -277,35 +531,46 @@ function verboseSections(report: Report, c: Colors): string[] {
       : [];
     for (const t of tables) if (t.rows.length) out.push(...textTable(t, c));
   }
-  const sheetGaps = gapLines(report, "cheat-sheet", c);
+  const sheetGaps = gapLines(report, "cheat-sheet", c, width);
   if (report.cheatSheet.length || sheetGaps.length) {
     out.push("", ` ${c.bold("MANUAL TEST CHEAT SHEET")}`, ...sheetGaps);
+    // Kept whole, like the tables: each command is one line to copy (this section is -v only).
     for (const e of report.cheatSheet) {
       const scope = [e.cluster, e.peer ? `peer ${e.peer}` : null].filter((x) => x !== null).join(" · ");
       out.push(
         `  ${oneLine(e.title)}: ${c.bold(oneLine(e.value))}${scope ? c.dim(`  [${oneLine(scope)}]`) : ""}`,
       );
-      if (e.command) out.push(...block("$ ", e.command, "    ").map((l) => c.cyan(l)));
+      if (e.command) {
+        const lines = e.command.split(/\r?\n/);
+        out.push(...lines.map((l, i) => c.cyan(`    ${i === 0 ? "$ " : "  "}${cleanText(l)}`)));
+      }
     }
   }
   return out;
 }
 
-function header(report: Report, c: Colors, verbose: boolean): string[] {
+/** The lines above the checks: the clusters looked at (and the tool, with -v), the snapshot time. */
+function header(report: Report, c: Colors, verbose: boolean, width: number): string[] {
   const out: string[] = [];
   if (verbose) {
-    out.push(c.dim(` ${report.tool.name} ${oneLine(report.tool.version)} · ${report.generatedAt}`));
-    for (const cl of report.clusters) {
-      out.push(c.dim(
-        ` ${cl.role} cluster ${oneLine(cl.name)} (context ${oneLine(cl.context)}, ${oneLine(cl.server)}` +
-          `, Liqo ${oneLine(cl.liqoVersion ?? "?")} in ${oneLine(cl.liqoNamespace ?? "?")})`,
-      ));
-    }
+    const tool = `${report.tool.name} ${oneLine(report.tool.version)} · ${oneLine(report.generatedAt)}`;
+    out.push(...wrapWords(tool, width, { first: " ", rest: "   " }).map(c.dim));
+  }
+  for (const l of clusterLines(report, verbose)) {
+    const parts = l.split(" · ").map((p) => ({ plain: p, shown: p }));
+    // Break between the facts (ID, context, server, Liqo), not inside one.
+    const lines = packParts(parts, " · ", width, "   ");
+    out.push(
+      ...lines.flatMap((x) =>
+        displayWidth(x) <= width ? [x] : wrapWords(x.trim(), width, { first: " ", rest: "   " })
+      ).map(c.dim),
+    );
   }
   if (report.mode === "snapshot") {
+    const when = oneLine(report.snapshotTakenAt ?? "at an unknown time");
     out.push(
-      c.yellow(
-        ` snapshot taken ${oneLine(report.snapshotTakenAt ?? "at an unknown time")} — judged as of then`,
+      ...wrapWords(`snapshot taken ${when} — judged as of then`, width, { first: " ", rest: "   " }).map(
+        c.yellow,
       ),
     );
   }
@@ -313,180 +578,63 @@ function header(report: Report, c: Colors, verbose: boolean): string[] {
   return out;
 }
 
-function makeCtx(report: Report, c: Colors, verbose: boolean): LineCtx {
-  const scopes = varyingScopes(report.results);
-  const titleWidth = Math.min(
-    MAX_TITLE_WIDTH,
-    Math.max(0, ...report.results.map((r) => [...oneLine(r.title)].length)),
-  );
-  return { c, scopes, titleWidth, verbose };
-}
-
 function isNeedsRemote(r: CheckResult): boolean {
   return r.status === "skip" && r.skipKind === "needs-remote";
 }
 
 /** One closing line naming the checks that need --remote-kubeconfig (none when there are none). */
-function needsRemoteLines(results: readonly CheckResult[], c: Colors): string[] {
+function needsRemoteLines(results: readonly CheckResult[], c: Colors, width: number): string[] {
   const ids = [...new Set(results.filter(isNeedsRemote).map((r) => r.id))];
-  return ids.length
-    ? ["", c.dim(` ${MARKS.skip} ${ids.join(" ")}: needs --remote-kubeconfig (both ends of the peering)`)]
-    : [];
+  if (!ids.length) return [];
+  const text = `${MARKS.skip} ${ids.join(" ")}: needs --remote-kubeconfig (both ends of the peering)`;
+  return ["", ...wrapWords(text, width, { first: " ", rest: "   " }).map(c.dim)];
 }
 
 /** Renders the text report. Ends with a newline. */
 export function renderText(report: Report, opts: TextOptions): string {
   const c = createColors(opts.color);
-  const ctx = makeCtx(report, c, opts.verbose);
-  const tail = ["", ...diagnosisLines(report, c, ctx.scopes, opts.quiet)];
-  if (opts.quiet) return [countLine(report.summary, report.durationMs, c), ...tail].join("\n") + "\n";
-  const out: string[] = header(report, c, opts.verbose);
+  const width = opts.width ?? PIPE_WIDTH;
+  const scopes = varyingScopes(report.results);
+  const tail = ["", ...diagnosisLines(report, c, scopes, opts.quiet, width)];
+  const counts = countLine(report.summary, report.durationMs, c, width);
+  if (opts.quiet) return [counts, ...tail].join("\n") + "\n";
+  const out: string[] = header(report, c, opts.verbose, width);
   const clusterOrder = new Map<string, number>();
   for (const r of report.results) {
     if (!clusterOrder.has(r.cluster)) clusterOrder.set(r.cluster, clusterOrder.size);
   }
-  const first = out.length;
   // Checks that need --remote-kubeconfig are one closing line, not a skip per layer and peer.
   const needsRemote = opts.verbose ? [] : report.results.filter(isNeedsRemote);
-  for (const layer of LAYERS) {
-    const rs = report.results.filter((r) => r.layer === layer && !needsRemote.includes(r));
-    if (!rs.length) continue;
+  const layers: [Layer, Row[]][] = LAYERS.map((layer) => [
+    layer,
+    layerRows(
+      report.results.filter((r) => r.layer === layer && !needsRemote.includes(r)),
+      scopes,
+      opts.verbose,
+      clusterOrder,
+    ),
+  ]);
+  const heads = layers.flatMap(([, rows]) => rows.map((r) => r.head));
+  const ctx: LineCtx = {
+    c,
+    scopes,
+    titleWidth: chooseTitleWidth(heads, width),
+    verbose: opts.verbose,
+    width,
+    shared: new Map(),
+  };
+  const first = out.length;
+  for (const [layer, rows] of layers) {
+    if (!rows.length) continue;
     if (out.length > first) out.push("");
-    out.push(...layerBlock(layer, rs, ctx, clusterOrder));
+    out.push(` ${c.bold(LAYER_TITLES[layer])}`);
+    for (const row of rows) {
+      out.push(...headLines(row.head, ctx));
+      if (row.result) out.push(...detailLines(row.result, ctx));
+    }
   }
-  out.push(...needsRemoteLines(needsRemote, c));
-  if (opts.verbose) out.push(...verboseSections(report, c));
-  out.push("", ` ${c.dim(RULE)}`, countLine(report.summary, report.durationMs, c), ...tail);
+  out.push(...needsRemoteLines(needsRemote, c, width));
+  if (opts.verbose) out.push(...verboseSections(report, c, width));
+  out.push("", ` ${c.dim("─".repeat(Math.min(RULE_WIDTH, width - 1)))}`, counts, ...tail);
   return out.join("\n") + "\n";
-}
-
-/** Options of the live checklist. */
-export interface LiveOptions {
-  color: boolean;
-  verbose: boolean;
-  /** Output is a terminal: draw live (spinner, rewritten lines). Defaults to `color`. */
-  tty?: boolean;
-  /** Label parts to show; by default the peer whenever set and the cluster when not the first seen. */
-  scopes?: LabelScopes;
-  /** Spinner redraw period. */
-  intervalMs?: number;
-}
-
-const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-const CLEAR_LINE = "\r\x1b[2K";
-
-/**
- * The live checklist: on a TTY, prints each result as it arrives (with its layer header when the
- * layer changes) under a spinner line naming the running checks, redrawn with `\r`. Off a TTY it
- * prints nothing until `finish`, which then prints the whole text report. Call `finish` exactly
- * once: it also stops the spinner timer.
- */
-export class LiveChecklist {
-  readonly #write: (s: string) => void;
-  readonly #opts: LiveOptions;
-  readonly #tty: boolean;
-  readonly #c: Colors;
-  readonly #running = new Map<string, string>();
-  readonly #clusters: string[] = [];
-  #lastLayer: Layer | null = null;
-  #timer: ReturnType<typeof setInterval> | null = null;
-  #frame = 0;
-  #spinnerShown = false;
-  #spinnerWidth = 0;
-  #finished = false;
-
-  /** Creates a checklist writing through `write`. */
-  constructor(write: (s: string) => void, opts: { color: boolean; verbose: boolean } & Partial<LiveOptions>) {
-    this.#write = write;
-    this.#opts = opts;
-    this.#tty = opts.tty ?? opts.color;
-    this.#c = createColors(opts.color);
-  }
-
-  /** A check instance started running. */
-  start(id: string, cluster: string, peer: string | null): void {
-    if (!this.#tty || this.#finished) return;
-    this.#running.set(groupKey({ id, cluster, peer } as CheckResult) + `\u0000${id}`, id);
-    if (this.#timer === null) {
-      const timer = setInterval(() => this.#tick(), this.#opts.intervalMs ?? 80);
-      Deno.unrefTimer(timer);
-      this.#timer = timer;
-    }
-    this.#drawSpinner();
-  }
-
-  /** A result arrived. */
-  result(r: CheckResult): void {
-    if (!this.#tty || this.#finished) return;
-    this.#running.delete(groupKey(r) + `\u0000${r.id}`);
-    if (!this.#opts.verbose && isNeedsRemote(r)) return; // summarised in one line by finish()
-    if (!this.#clusters.includes(r.cluster)) this.#clusters.push(r.cluster);
-    const c = this.#c;
-    const scopes = this.#opts.scopes ?? { cluster: r.cluster !== this.#clusters[0], peer: true };
-    const ctx: LineCtx = { c, scopes, titleWidth: 34, verbose: this.#opts.verbose };
-    const lines: string[] = [];
-    if (r.layer !== this.#lastLayer) {
-      if (this.#lastLayer !== null) lines.push("");
-      lines.push(` ${c.bold(LAYER_TITLES[r.layer])}`);
-      this.#lastLayer = r.layer;
-    }
-    lines.push(...resultLines(r, ctx));
-    this.#clearSpinner();
-    this.#write(lines.join("\n") + "\n");
-    this.#drawSpinner();
-  }
-
-  /** The run is over: stop the spinner and print the tail (TTY) or the whole report (not a TTY). */
-  finish(report: Report, opts: { quiet?: boolean } = {}): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    if (!this.#tty) {
-      this.#write(
-        renderText(report, { color: this.#opts.color, verbose: this.#opts.verbose, quiet: !!opts.quiet }),
-      );
-      return;
-    }
-    this.#clearSpinner();
-    const c = this.#c;
-    const scopes = varyingScopes(report.results);
-    const out: string[] = [];
-    if (!this.#opts.verbose) out.push(...needsRemoteLines(report.results, c));
-    if (this.#opts.verbose) out.push(...verboseSections(report, c));
-    out.push("", ` ${c.dim(RULE)}`, countLine(report.summary, report.durationMs, c), "");
-    out.push(...diagnosisLines(report, c, scopes));
-    this.#write(out.join("\n") + "\n");
-  }
-
-  #tick(): void {
-    this.#frame = (this.#frame + 1) % SPINNER.length;
-    this.#drawSpinner();
-  }
-
-  #clearSpinner(): void {
-    if (this.#spinnerShown) this.#write(this.#clearSeq());
-    this.#spinnerShown = false;
-  }
-
-  /** `\r` + erase-line with colours on; without ANSI, overwrite the last spinner line with spaces. */
-  #clearSeq(): string {
-    return this.#opts.color ? CLEAR_LINE : `\r${" ".repeat(this.#spinnerWidth)}\r`;
-  }
-
-  #drawSpinner(): void {
-    if (this.#finished) return;
-    const ids = [...new Set(this.#running.values())];
-    if (!ids.length) {
-      this.#clearSpinner();
-      return;
-    }
-    const shown = ids.slice(0, 4).map(oneLine).join(" ");
-    const more = ids.length > 4 ? ` +${ids.length - 4}` : "";
-    const c = this.#c;
-    const text = `running ${shown}${more}`;
-    this.#write(`${this.#clearSeq()}  ${c.cyan(SPINNER[this.#frame])} ${c.dim(text)}`);
-    this.#spinnerWidth = 4 + [...text].length;
-    this.#spinnerShown = true;
-  }
 }

@@ -6,6 +6,7 @@ import type { ClusterView, PeerView } from "../checks/types.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import { endpointOf } from "../liqo/endpoints.ts";
 import type { KindId } from "../kube/kinds.ts";
+import type { ReadScope } from "../liqo/scopes.ts";
 import type { CheatSheetEntry } from "./model.ts";
 
 /** What the cheat sheet reads, declared like a check's reads. */
@@ -20,6 +21,12 @@ export const CHEAT_SHEET_READS: readonly KindId[] = [
   "nodes",
   "endpointslices",
 ];
+
+/** Where the cheat sheet reads pods: the gateways' (tenant namespaces) and the offloaded ones. */
+export const CHEAT_SHEET_READS_IN: { readonly [K in KindId]?: readonly ReadScope[] } = {
+  pods: ["gateways", "virtual-nodes"],
+  endpointslices: ["reflected"],
+};
 
 /** WireGuard (60) + IPv4 (20) + ICMP (8): the ICMP payload that exactly fills the tunnel MTU. */
 const ICMP_IPV4_OVERHEAD = 28;

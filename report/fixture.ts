@@ -2,13 +2,14 @@
  * A sample report (two clusters' worth of labels, two peers, one failure) for reporter tests, docs
  * and `flyingfish schema` examples.
  */
-import { type CheckResult, type Report, SCHEMA_VERSION, summarize } from "./model.ts";
+import { type CheckResult, type Report, type ReportResult, SCHEMA_VERSION, summarize } from "./model.ts";
+import { parseRemediation } from "./remediation.ts";
 
 const LOCAL = "milan-8d1f03";
 const ROME = "rome-4b2a9e";
 const PARIS = "paris-77c0aa";
 
-function r(p: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "layer">): CheckResult {
+function r(p: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "layer">): ReportResult {
   const out: CheckResult = {
     status: "pass",
     peer: null,
@@ -22,12 +23,16 @@ function r(p: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "layer">
     ...p,
   };
   if (out.status === "skip" && !p.skipKind) out.skipKind = out.blockedBy ? "blocked" : "not-applicable";
-  return out;
+  return { ...out, remediation: parseRemediation(out.remediation) };
 }
+
+const GW02_FIX = "kubectl -n liqo-tenant-rome describe svc gw-rome   # events say why\n" +
+  "LoadBalancer pending → no LB controller, or your cloud LB cannot do UDP\n" +
+  "use --server-service-type NodePort, or install MetalLB";
 
 /** A sample report; `overrides` replaces top-level fields (summary is recomputed from results). */
 export function sampleReport(overrides: Partial<Report> = {}): Report {
-  const results: CheckResult[] = [
+  const results: ReportResult[] = [
     r({
       id: "ENV-01",
       title: "Liqo core components healthy",
@@ -62,8 +67,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
       status: "fail",
       summary: "gateway server service is not (or not usefully) exposed",
       evidence: ["liqo-tenant-milan/gw-milan: LoadBalancer stuck <pending>"],
-      remediation: "LoadBalancer pending → no LB controller, or your cloud LB cannot do UDP\n" +
-        "use --server-service-type NodePort, or install MetalLB",
+      remediation: GW02_FIX,
       durationMs: 40,
     }),
     r({ id: "GW-01", title: "Gateway pods running", layer: "gateway", peer: PARIS, summary: "1/1 running" }),
@@ -115,6 +119,11 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
     generatedAt: "2026-03-01T10:00:00.000Z",
     mode: "live",
     snapshotTakenAt: null,
+    invocation: {
+      commandLine: "flyingfish check --context kind-milan",
+      host: "bastion-1",
+      kubeconfig: { local: null, remote: null },
+    },
     clusters: [{
       name: LOCAL,
       clusterId: LOCAL,
@@ -123,6 +132,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
       role: "local",
       liqoNamespace: "liqo",
       liqoVersion: "v1.0.0",
+      serverVersion: "v1.31.2",
     }],
     peers: [
       { cluster: LOCAL, clusterId: ROME, role: "Provider", tenantNamespace: "liqo-tenant-rome" },
@@ -135,8 +145,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
       peer: ROME,
       cluster: LOCAL,
       summary: "gateway server service is not (or not usefully) exposed",
-      remediation: "LoadBalancer pending → no LB controller, or your cloud LB cannot do UDP\n" +
-        "use --server-service-type NodePort, or install MetalLB",
+      remediation: parseRemediation(GW02_FIX),
     },
     summary: summarize(results),
     exitCode: 2,

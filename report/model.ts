@@ -1,102 +1,169 @@
 /**
  * The report model: the JSON contract every reporter renders from. `ReportSchema` is the source of
  * truth; `flyingfish schema` ships `jsonSchema()`. Field names are stable; additions bump nothing,
- * renames or removals bump `SCHEMA_VERSION`.
+ * renames, removals and type changes bump `SCHEMA_VERSION`.
+ *
+ * Schema 2 (from 1): `remediation` of results and of the diagnosis is a list of `{command, comment}`
+ * steps (was a string or null; no remediation is `[]`), and the report records its `invocation`;
+ * `clusters[].serverVersion` is new (optional).
  */
 import { z } from "zod";
 import { type CheckResult, LAYERS, type SkipKind, type Status, STATUSES } from "../checks/types.ts";
 import type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
+import { type Invocation, InvocationSchema } from "./invocation.ts";
+import { type RemediationStep, RemediationStepSchema } from "./remediation.ts";
 
 // The renderers see only this module: the check vocabulary they print comes through here.
 export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.ts";
 export type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
+export type { Invocation } from "./invocation.ts";
+export type { RemediationStep } from "./remediation.ts";
 
 /** Version of the report document shape. */
-export const SCHEMA_VERSION = "1";
+export const SCHEMA_VERSION = "2";
+
+/** A check result as the report carries it: remediation as steps naming their cluster. */
+export type ReportResult = Omit<CheckResult, "remediation"> & { remediation: RemediationStep[] };
+
+/** The diagnosis as the report carries it: remediation as steps naming their cluster. */
+export type ReportDiagnosis = Omit<Diagnosis, "remediation"> & { remediation: RemediationStep[] };
 
 /** One cluster the run looked at. */
 export interface ClusterInfo {
+  /** Display name: the Liqo cluster ID when known, else the kubeconfig context. */
   name: string;
+  /** The Liqo cluster ID (null: Liqo not found). */
   clusterId: string | null;
+  /** The kubeconfig context (from a snapshot: the one recorded at capture). */
   context: string;
+  /** The API server URL (credentials never included). */
   server: string;
+  /** `local`: named by --kubeconfig/--context; `remote`: by --remote-kubeconfig/--remote-context. */
   role: "local" | "remote";
+  /** Namespace Liqo runs in (null: not found). */
   liqoNamespace: string | null;
+  /** The Liqo version (controller-manager image tag; null: unknown). */
   liqoVersion: string | null;
+  /** Kubernetes version the API server reports (`/version` gitVersion); null or absent: unknown. */
+  serverVersion?: string | null;
 }
 
 /** One peer (ForeignCluster) as seen from one cluster. */
 export interface PeerInfo {
+  /** Cluster that holds the ForeignCluster. */
   cluster: string;
+  /** The remote cluster ID (spec.clusterID). */
   clusterId: string;
+  /** ForeignCluster status.role (Provider, Consumer, …). */
   role: string;
+  /** The tenant namespace of this peer on `cluster` (null: none yet). */
   tenantNamespace: string | null;
 }
 
 /** Status counts. */
 export interface ReportSummary {
+  /** Results that passed. */
   pass: number;
+  /** Results with a warning. */
   warn: number;
+  /** Failed results. */
   fail: number;
+  /** Skipped results (not applicable, blocked, needs --remote-kubeconfig, disabled). */
   skip: number;
+  /** Results that could not be determined. */
   unknown: number;
+  /** All results. */
   total: number;
 }
 
 /** A condition of a ForeignCluster module. */
 export interface ModuleCondition {
+  /** Condition type, e.g. NetworkConnectionStatus. */
   type: string;
+  /** Condition status, e.g. Ready, Error. */
   status: string;
+  /** How long the condition has held, if known. */
   since: string | null;
 }
 
 /** A ForeignCluster row of the peering dump. */
 export interface ForeignClusterRow {
+  /** Cluster that holds the ForeignCluster. */
   cluster: string;
+  /** ForeignCluster name. */
   name: string;
+  /** ForeignCluster status.role. */
   role: string;
+  /** Age of the ForeignCluster. */
   age: string;
+  /** The modules (networking, authentication, offloading) and their conditions. */
   modules: { name: string; enabled: boolean; conditions: ModuleCondition[] }[];
 }
 
 /** A titled table of the peering dump. */
 export interface DumpTable {
+  /** Table title. */
   title: string;
+  /** Column headers. */
   columns: string[];
+  /** Rows, one cell per column. */
   rows: string[][];
 }
 
 /** The peering dump. */
 export interface PeeringDump {
+  /** The ForeignClusters of every cluster read. */
   foreignClusters: ForeignClusterRow[];
+  /** ResourceSlices, Identities, Tenants, NamespaceOffloadings, virtual nodes — one table each. */
   tables: DumpTable[];
 }
 
 /** A cheat sheet entry. */
 export interface CheatSheetEntry {
+  /** What the value is. */
   title: string;
+  /** The concrete IP, port, CIDR or MTU discovered. */
   value: string;
+  /** A ready-to-paste command (null: none). */
   command: string | null;
+  /** Cluster the value was read on. */
   cluster: string | null;
+  /** Peer the value is about. */
   peer: string | null;
 }
 
 /** The report document (`flyingfish check -o json`). */
 export interface Report {
+  /** Version of the document shape ({@link SCHEMA_VERSION}). */
   schemaVersion: typeof SCHEMA_VERSION;
+  /** The tool that wrote it. */
   tool: { name: "flyingfish"; version: string };
+  /** When the report was written (RFC 3339). */
   generatedAt: string;
+  /** `live`: clusters read now; `snapshot`: a `collect` bundle replayed. */
   mode: "live" | "snapshot";
+  /** When the snapshot was captured (null for live runs). */
   snapshotTakenAt: string | null;
+  /** How FlyingFish was run (null: not recorded, e.g. a library call). */
+  invocation: Invocation | null;
+  /** The clusters read, local first. */
   clusters: ClusterInfo[];
+  /** The peers (ForeignClusters) of each cluster read. */
   peers: PeerInfo[];
-  results: CheckResult[];
-  diagnosis: Diagnosis | null;
+  /** One result per check instance, in catalog order. */
+  results: ReportResult[];
+  /** The first broken link and the other root failures (null: no failure). */
+  diagnosis: ReportDiagnosis | null;
+  /** Status counts. */
   summary: ReportSummary;
+  /** 0 pass, 1 warnings/unknown, 2 failure, 3 tool error. */
   exitCode: number;
+  /** Duration of the run in milliseconds. */
   durationMs: number;
+  /** The peering dump (null: could not be built). */
   peering: PeeringDump | null;
+  /** Values and commands to test the peering by hand. */
   cheatSheet: CheatSheetEntry[];
   /** Report sections built from partial data, and why (a kind they read was unreadable). */
   incomplete: ReportGap[];
@@ -104,7 +171,9 @@ export interface Report {
 
 /** A report section that could not be built from complete data. */
 export interface ReportGap {
+  /** The section. */
   section: ReportSection;
+  /** Why it is incomplete. */
   reason: string;
 }
 
@@ -118,8 +187,13 @@ const SKIP_KINDS: readonly [SkipKind, ...SkipKind[]] = [
   "disabled",
 ];
 
-/** Zod schema of one check result (mirrors `CheckResult` in checks/types.ts). */
-export const CheckResultSchema: z.ZodType<CheckResult> = z.object({
+const remediationSchema = z.array(RemediationStepSchema).describe(
+  "The fix, as steps in order: commands to run (each naming the cluster it runs against when the " +
+    "report knows how the user reached it) and the comments that annotate them; [] when there is none",
+);
+
+/** Zod schema of one check result (`CheckResult` of checks/types.ts, remediation as steps). */
+export const CheckResultSchema: z.ZodType<ReportResult> = z.object({
   id: z.string().describe("Stable check ID, e.g. GW-02"),
   title: z.string(),
   layer: z.enum(LAYERS),
@@ -130,7 +204,7 @@ export const CheckResultSchema: z.ZodType<CheckResult> = z.object({
   cluster: z.string().describe('Cluster the check observed ("A ↔ B" for checks comparing both)'),
   summary: z.string(),
   evidence: z.array(z.string()),
-  remediation: z.string().nullable(),
+  remediation: remediationSchema,
   blockedBy: z.string().nullable().describe("ID of the failed check that kept this one from running"),
   skipKind: z.enum(SKIP_KINDS).nullable().describe(
     "For skips, why: needs-remote (a dual check without --remote-kubeconfig), blocked (see blockedBy), " +
@@ -148,6 +222,9 @@ export const ClusterInfoSchema: z.ZodType<ClusterInfo> = z.object({
   role: z.enum(["local", "remote"]),
   liqoNamespace: z.string().nullable(),
   liqoVersion: z.string().nullable(),
+  serverVersion: z.string().nullable().optional().describe(
+    "Kubernetes version the API server reports (/version gitVersion); null or absent: unknown",
+  ),
 });
 
 /** Zod schema of {@link PeerInfo}. */
@@ -167,14 +244,14 @@ export const AlsoFailingSchema: z.ZodType<AlsoFailing> = z.object({
   summary: z.string(),
 });
 
-/** Zod schema of {@link Diagnosis}. */
-export const DiagnosisSchema: z.ZodType<Diagnosis> = z.object({
+/** Zod schema of {@link ReportDiagnosis}. */
+export const DiagnosisSchema: z.ZodType<ReportDiagnosis> = z.object({
   id: z.string(),
   layer: z.enum(LAYERS),
   peer: z.string().nullable(),
   cluster: z.string(),
   summary: z.string(),
-  remediation: z.string().nullable(),
+  remediation: remediationSchema,
   alsoFailing: z.array(AlsoFailingSchema).optional().describe(
     "The other root failures, in dependency order: failing checks the diagnosis does not explain " +
       "(not on its dependency chain, not the same link seen from the other end), so fixing the " +
@@ -251,6 +328,7 @@ const reportObject = z.object({
   generatedAt: z.iso.datetime({ offset: true }).describe("RFC 3339"),
   mode: z.enum(["live", "snapshot"]),
   snapshotTakenAt: z.string().nullable(),
+  invocation: InvocationSchema.nullable().describe("How FlyingFish was run (null: not recorded)"),
   clusters: z.array(ClusterInfoSchema),
   peers: z.array(PeerInfoSchema),
   results: z.array(CheckResultSchema),
@@ -288,7 +366,7 @@ export function jsonSchema(): Record<string, unknown> {
 }
 
 /** Counts results per status, plus the total. */
-export function summarize(results: readonly CheckResult[]): ReportSummary {
+export function summarize(results: readonly Pick<CheckResult, "status">[]): ReportSummary {
   const s: ReportSummary = { pass: 0, warn: 0, fail: 0, skip: 0, unknown: 0, total: results.length };
   for (const r of results) s[r.status]++;
   return s;
@@ -319,19 +397,20 @@ export function foreignClusterTable(rows: readonly ForeignClusterRow[]): DumpTab
 }
 
 /**
- * The run metadata as tables: the clusters (name, role, ID, context, API server, Liqo version and
- * namespace), then the peers (cluster, peer ID, role, tenant namespace) when there are any.
+ * The run metadata as tables: the clusters (name, role, ID, context, API server, Kubernetes and
+ * Liqo versions, Liqo namespace), then the peers (cluster, peer ID, role, tenant namespace) when there are any.
  */
 export function runTables(report: Pick<Report, "clusters" | "peers">): DumpTable[] {
   const tables: DumpTable[] = [{
     title: "Clusters",
-    columns: ["Cluster", "Role", "Cluster ID", "Context", "API server", "Liqo", "Namespace"],
+    columns: ["Cluster", "Role", "Cluster ID", "Context", "API server", "Kubernetes", "Liqo", "Namespace"],
     rows: report.clusters.map((c) => [
       c.name,
       c.role,
       c.clusterId ?? "—",
       c.context,
       c.server,
+      c.serverVersion ?? "—",
       c.liqoVersion ?? "—",
       c.liqoNamespace ?? "—",
     ]),
@@ -347,7 +426,9 @@ export function runTables(report: Pick<Report, "clusters" | "peers">): DumpTable
 }
 
 /** Which label parts vary across the results: more than one cluster, more than one peer. */
-export function varyingScopes(results: readonly CheckResult[]): { cluster: boolean; peer: boolean } {
+export function varyingScopes(
+  results: readonly Pick<CheckResult, "cluster" | "peer">[],
+): { cluster: boolean; peer: boolean } {
   const clusters = new Set(results.map((r) => r.cluster));
   const peers = new Set(results.flatMap((r) => (r.peer === null ? [] : [r.peer])));
   return { cluster: clusters.size > 1, peer: peers.size > 1 };

@@ -9,6 +9,7 @@ import {
   varyingScopes,
 } from "./model.ts";
 import { sampleReport } from "./fixture.ts";
+import { publishedSchema } from "./error_doc.ts";
 
 Deno.test("fixture report validates against ReportSchema", () => {
   const r = sampleReport();
@@ -16,7 +17,15 @@ Deno.test("fixture report validates against ReportSchema", () => {
 });
 
 Deno.test("ReportSchema rejects a wrong schemaVersion, bad timestamps and unknown statuses", () => {
-  assert.equal(ReportSchema.safeParse({ ...sampleReport(), schemaVersion: "2" }).success, false);
+  // A schema 1 document (remediation as a string) is not a schema 2 report.
+  assert.equal(ReportSchema.safeParse({ ...sampleReport(), schemaVersion: "1" }).success, false);
+  const v1 = sampleReport();
+  (v1.results[5] as unknown as { remediation: string }).remediation = "kubectl get pods";
+  assert.equal(ReportSchema.safeParse(v1).success, false);
+  // serverVersion is optional, invocation nullable.
+  const old = sampleReport({ invocation: null });
+  delete old.clusters[0].serverVersion;
+  assert.equal(ReportSchema.safeParse(old).success, true);
   assert.equal(ReportSchema.safeParse({ ...sampleReport(), generatedAt: "yesterday" }).success, false);
   const bad = sampleReport();
   (bad.results[0] as { status: string }).status = "ok";
@@ -45,6 +54,7 @@ Deno.test("jsonSchema lists the top-level required keys", () => {
       "durationMs",
       "peering",
       "cheatSheet",
+      "invocation",
     ]
   ) {
     assert.ok(s.required.includes(k), k);
@@ -72,13 +82,13 @@ Deno.test("varyingScopes and formatDuration", () => {
   assert.equal(formatDuration(123_000), "2m03s");
 });
 
-Deno.test("the shipped schema/report.v1.schema.json is the schema generated from ReportSchema", async () => {
+Deno.test("the shipped schema/report.v1.schema.json is the published schema (report or error document)", async () => {
   const shipped = JSON.parse(
     await Deno.readTextFile(new URL("../schema/report.v1.schema.json", import.meta.url)),
   );
   assert.deepEqual(
     shipped,
-    JSON.parse(JSON.stringify(jsonSchema())),
+    JSON.parse(JSON.stringify(publishedSchema())),
     "regenerate it: deno task schema",
   );
 });

@@ -13,6 +13,7 @@ import {
 } from "../liqo/lookups.ts";
 import type { ResourceList } from "../liqo/views/meta.ts";
 import type { KindId } from "../kube/kinds.ts";
+import type { ReadScope } from "../liqo/scopes.ts";
 import type { DumpTable, ForeignClusterRow, PeeringDump } from "./model.ts";
 
 const MODULES = ["networking", "authentication", "offloading"] as const;
@@ -26,7 +27,13 @@ export const PEERING_DUMP_READS: readonly KindId[] = [
   "namespaceoffloadings",
   "virtualnodes",
   "nodes",
+  "pods",
 ];
+
+/** Where the dump reads pods: only those on virtual nodes (offloaded pods per virtual node). */
+export const PEERING_DUMP_READS_IN: { readonly [K in KindId]?: readonly ReadScope[] } = {
+  pods: ["virtual-nodes"],
+};
 
 /** Builds the dump from the clusters read; null when no peering exists. */
 export function buildPeeringDump(

@@ -271,6 +271,7 @@ export const CNI_01: CheckDef = {
   perPeer: false,
   reads: ["daemonsets"],
   optionalReads: ["configmaps", "deployments", "nodes"],
+  readsIn: { configmaps: ["cni"] },
   explain: {
     reads:
       "DaemonSets in every namespace (calico-node, canal, cilium, kube-flannel-ds, kindnet, aws-node, azure-cns, " +

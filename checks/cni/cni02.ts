@@ -124,6 +124,7 @@ export const CNI_02: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["networkpolicies", "namespaceoffloadings", "configurations", "pods"],
+  readsIn: { pods: ["gateways"] },
   optionalReads: ["namespaces", "gatewayservers", "gatewayclients"],
   explain: {
     reads:

@@ -332,6 +332,7 @@ export const ENV_01: CheckDef = {
   scope: "single",
   perPeer: false,
   reads: ["deployments", "daemonsets", "pods"],
+  readsIn: { pods: ["liqo", "tenants"] },
   optionalReads: ["nodes"],
   explain: {
     reads: "The controller-manager Deployment (labels app.kubernetes.io/name=component=controller-manager) " +

@@ -142,6 +142,7 @@ export const ENV_02: CheckDef = {
   perPeer: true,
   reads: ["deployments"],
   optionalReads: ["pods", "gatewayservers", "gatewayclients"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads: "The controller-manager image tag on both clusters (liqoctl's method; app.kubernetes.io/version " +
       "as fallback) and the image tags of the peer's gateway pod on each side.",

@@ -107,6 +107,7 @@ export const ENV_05: CheckDef = {
   perPeer: false,
   reads: ["nodes"],
   optionalReads: ["pods", "deployments"],
+  readsIn: { pods: ["liqo", "tenants"] },
   explain: {
     reads: "status.nodeInfo.kernelVersion of every node not labelled liqo.io/type=virtual-node, and the " +
       "last terminations of Liqo pods on low-kernel nodes (the gateway and fabric kernel refusal).",

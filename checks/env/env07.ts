@@ -126,6 +126,7 @@ export const ENV_07: CheckDef = {
   perPeer: false,
   reads: ["nodes"],
   optionalReads: ["pods"],
+  readsIn: { pods: ["liqo", "tenants"] },
   explain: {
     reads:
       "Every non-virtual Node: the Ready condition (status, reason, message, lastTransitionTime) and the " +

@@ -197,6 +197,7 @@ export const FAB_01: CheckDef = {
   scope: "single",
   perPeer: false,
   reads: ["daemonsets", "pods", "nodes"],
+  readsIn: { pods: ["liqo"] },
   optionalReads: ["deployments", "events"],
   explain: {
     reads: "DaemonSet labelled app.kubernetes.io/name=fabric in the Liqo namespace (status, tolerations, " +

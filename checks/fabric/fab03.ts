@@ -82,6 +82,7 @@ export const FAB_03: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["networkpolicies", "pods", "internalnodes", "nodes"],
+  readsIn: { pods: ["gateways"] },
   optionalReads: ["gatewayservers", "gatewayclients"],
   explain: {
     reads: "NetworkPolicies selecting the gateway pod (policyTypes Ingress), the Geneve sources " +

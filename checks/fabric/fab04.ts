@@ -139,6 +139,7 @@ export const FAB_04: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["routeconfigurations", "firewallconfigurations", "pods"],
+  readsIn: { pods: ["liqo", "gateways"] },
   optionalReads: ["namespaces", "gatewayservers", "gatewayclients"],
   explain: {
     reads: "RouteConfigurations and FirewallConfigurations with their category/subcategory/unique labels " +

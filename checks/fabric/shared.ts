@@ -12,10 +12,8 @@ export const FABRIC_NAME_LABEL = "app.kubernetes.io/name";
 
 /** Fabric pods (not being deleted), by the DaemonSet's selector labels. */
 export function fabricPods(inv: Objects, liqoNs: string | null): Pod[] {
-  return inv.items("pods").filter((p) =>
-    (liqoNs === null || p.metadata.namespace === liqoNs) &&
-    p.metadata.labels?.[FABRIC_NAME_LABEL] === "fabric" &&
-    !p.metadata.deletionTimestamp
+  return inv.withLabel("pods", FABRIC_NAME_LABEL, "fabric").filter((p) =>
+    (liqoNs === null || p.metadata.namespace === liqoNs) && !p.metadata.deletionTimestamp
   );
 }
 

@@ -239,6 +239,7 @@ export const GW_01: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "deployments", "pods"],
+  readsIn: { pods: ["gateways"] },
   optionalReads: ["events", "nodes"],
   explain: {
     reads:

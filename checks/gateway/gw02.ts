@@ -243,6 +243,7 @@ export const GW_02: CheckDef = {
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "services", "nodes"],
   optionalReads: ["pods", "events"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads:
       "The gateway server Service (labels networking.liqo.io/component=gateway, gateway-name, else name " +

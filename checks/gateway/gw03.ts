@@ -142,6 +142,7 @@ export const GW_03: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "services", "nodes", "pods"],
+  readsIn: { pods: ["gateways"] },
   optionalReads: ["wggatewayservers"],
   explain: {
     reads:

@@ -113,6 +113,7 @@ export const GW_05: CheckDef = {
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients"],
   optionalReads: ["connections", "deployments", "pods"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads:
       "The endpoint the client dials (GatewayClient spec.endpoint addresses[0]:port on the client side, " +

@@ -70,6 +70,7 @@ export const GW_06: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "deployments", "pods"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads: "The active gateway pod's container restart counts and last terminations, its age against the " +
       "ForeignCluster's age, the Deployment's replicas.",

@@ -172,6 +172,7 @@ export const REF_01: CheckDef = {
   perPeer: true,
   reads: ["endpointslices", "configurations", "nodes"],
   optionalReads: ["shadowendpointslices", "connections"],
+  readsIn: { endpointslices: ["offloaded", "reflected"] },
   explain: {
     reads:
       "Consumer: EndpointSlice endpoints on the peer's virtual node. Provider: EndpointSlices labelled " +

@@ -12,7 +12,7 @@ function nodeProblems(ctx: CheckContext, node: Node, evidence: string[], now: Da
   const out: string[] = [];
   const ready = conditionOf(node, "Ready");
   const net = conditionOf(node, "NetworkUnavailable");
-  const pods = ctx.cluster.inv.items("pods").filter((p) => p.spec?.nodeName === name);
+  const pods = ctx.cluster.inv.onNode("pods", name);
   const running = pods.filter((p) => p.status?.phase === "Running").length;
   evidence.push(
     `Node ${name}: Ready=${ready?.status ?? "?"}${
@@ -135,6 +135,7 @@ export const REF_02: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["virtualnodes", "nodes", "deployments", "pods"],
+  readsIn: { pods: ["virtual-nodes"] },
   optionalReads: ["connections"],
   explain: {
     reads: "VirtualNodes of the peer (conditions), the virtual Node (Ready, NetworkUnavailable, age), the " +

@@ -210,6 +210,7 @@ export const TUN_01: CheckDef = {
   // The live wg state (active gateway pod) explains a Connection that is down, when readable; the
   // gateway pod's Node says whether a stale status is a lost node's.
   optionalReads: ["pods", "nodes"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads:
       "On a failure, the recent log of the active gateway pod's wireguard and gateway containers (bounded " +

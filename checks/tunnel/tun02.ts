@@ -98,6 +98,7 @@ export const TUN_02: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "pods"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads:
       "On a failure, the recent log of the active gateway pod's wireguard and gateway containers (bounded " +

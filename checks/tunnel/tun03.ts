@@ -111,6 +111,7 @@ export const TUN_03: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "pods", "deployments"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads:
       "Two `wg show all dump` samples --sample-interval apart: rx/tx transfer counters of each tunnel peer.",

@@ -237,6 +237,7 @@ export const TUN_04: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "publickeies", "pods"],
+  readsIn: { pods: ["gateways"] },
   optionalReads: ["secrets"],
   explain: {
     reads:

@@ -163,6 +163,7 @@ export const TUN_06: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "internalfabrics", "deployments", "pods"],
+  readsIn: { pods: ["gateways"] },
   optionalReads: ["firewallconfigurations"],
   explain: {
     reads:

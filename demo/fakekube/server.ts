@@ -11,7 +11,13 @@ import { stringify } from "yaml";
 import { KINDS } from "../../kube/kinds.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { type PodWireguardState, runCommand, type WireguardState } from "./exec.ts";
-import { field, type Matcher, parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
+import {
+  field,
+  type Matcher,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorError,
+} from "../../kube/selectors.ts";
 import { generateTlsMaterial } from "./tls.ts";
 import {
   parseProtocols,
@@ -21,6 +27,7 @@ import {
   tokenFromProtocols,
 } from "./websocket.ts";
 import { type ExecFault, type FaultRule, FaultTable, LOOP_CONTINUE_TOKEN, transformBody } from "./faults.ts";
+import { isWatchRequest, WatchHub } from "./watch.ts";
 
 export type { PodWireguardState, WireguardState } from "./exec.ts";
 export type { ExecFault, FaultAction, FaultMatch, FaultRule } from "./faults.ts";
@@ -84,6 +91,8 @@ export interface FakeCluster {
   readonly token: string;
   /** Every request received, in order. */
   readonly requests: RequestLogEntry[];
+  /** TCP connections accepted and bytes sent (counted by the TLS front; zeros without TLS). */
+  readonly traffic: Readonly<Traffic>;
   /** A kubeconfig with one cluster/user/context, all named `name`. */
   kubeconfigYaml(): string;
   /** Replaces the injected faults (see faults.ts); `[]` serves normally again. */
@@ -92,6 +101,20 @@ export interface FakeCluster {
   readonly faultHits: readonly string[];
   /** Stops the server (idempotent). */
   close(): Promise<void>;
+  /**
+   * Serves `objects` from now on (and `wireguard`, when given), like a cluster that changed: every
+   * object added, changed or removed gets a new resourceVersion and an ADDED/MODIFIED/DELETED event
+   * on the open watches (see watch.ts). Returns how many objects changed.
+   */
+  replaceObjects(objects: K8sObject[], wireguard?: WireguardState): number;
+  /** Watch controls for tests: bookmarks now, forget history (410), cut or end every stream. */
+  readonly watches: {
+    bookmark(): void;
+    compact(): void;
+    breakAll(): void;
+    endAll(): void;
+    readonly open: number;
+  };
 }
 
 /** The user name the fake server reports in 403 messages. */
@@ -322,9 +345,10 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   /** Exec sockets left hanging by a fault, closed on close. */
   const hanging = new Set<WebSocket>();
   let port = 0;
-  const listRv = String(
+  let listRv = String(
     cfg.objects.reduce((m, o) => Math.max(m, Number(o.metadata.resourceVersion) || 0), 1000) + 1,
   );
+  const watchHub = new WatchHub(Number(listRv));
 
   const isForbidden = (r: { plural: string; group: string }): boolean =>
     forbid.has(r.plural) || forbid.has(`${r.plural}.${r.group}`);
@@ -577,6 +601,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
       if (e instanceof SelectorError) return statusResponse(400, "BadRequest", e.message);
       throw e;
     }
+    if (isWatchRequest(url)) return watchHub.serve(r, url, ns, matchers, closing.signal);
     const all = r.objects.filter((o) =>
       (ns === undefined || o.metadata.namespace === ns) && matchers.every((m) => m(o))
     );
@@ -742,9 +767,29 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     caPem: tls?.caPem ?? null,
     token,
     requests,
+    traffic: front?.traffic ?? { connections: 0, bytesSent: 0 },
     kubeconfigYaml: () => kubeconfigFor(cfg.name, url, tls?.caPem ?? null, token),
     setFaults: (rules) => faults.set(rules),
     faultHits: faults.hits,
+    replaceObjects: (objects, wireguard) => {
+      const served = objects.filter((o) => !missingGroups.has(splitApiVersion(o.apiVersion ?? "").group));
+      const next = buildResources(served);
+      const changed = watchHub.replace(resources, next);
+      resources.clear();
+      for (const [k, v] of next) resources.set(k, v);
+      listRv = watchHub.resourceVersion;
+      if (wireguard) cfg.wireguard = wireguard;
+      return changed;
+    },
+    watches: {
+      bookmark: () => watchHub.bookmark(),
+      compact: () => watchHub.compact(),
+      breakAll: () => watchHub.breakAll(),
+      endAll: () => watchHub.endAll(),
+      get open(): number {
+        return watchHub.openStreams;
+      },
+    },
     close: async () => {
       if (closed) return;
       closed = true;
@@ -765,8 +810,16 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
 
 interface TlsFront {
   port: number;
+  /** Connections accepted and bytes sent to clients so far. */
+  readonly traffic: Traffic;
   stopAccepting(): void;
   close(): Promise<void>;
+}
+
+/** What the server's clients cost it: connections opened and bytes sent back. */
+export interface Traffic {
+  connections: number;
+  bytesSent: number;
 }
 
 /**
@@ -779,15 +832,24 @@ function startTlsFront(backendPort: number, cert: string, key: string): TlsFront
   const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert, key, alpnProtocols: ["http/1.1"] });
   const conns = new Set<Deno.Conn>();
   const pipes = new Set<Promise<unknown>>();
+  const traffic: Traffic = { connections: 0, bytesSent: 0 };
   const serveConn = async (conn: Deno.TlsConn): Promise<void> => {
     conns.add(conn);
+    traffic.connections++;
     let backend: Deno.TcpConn | null = null;
     try {
       backend = await Deno.connect({ hostname: "127.0.0.1", port: backendPort });
       conns.add(backend);
       await Promise.allSettled([
         conn.readable.pipeTo(backend.writable),
-        backend.readable.pipeTo(conn.writable),
+        backend.readable.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, ctl) {
+              traffic.bytesSent += chunk.byteLength;
+              ctl.enqueue(chunk);
+            },
+          }),
+        ).pipeTo(conn.writable),
       ]);
     } catch {
       // handshake failure or peer gone
@@ -822,6 +884,7 @@ function startTlsFront(backendPort: number, cert: string, key: string): TlsFront
   };
   return {
     port: (listener.addr as Deno.NetAddr).port,
+    traffic,
     stopAccepting,
     close: async () => {
       stopAccepting();

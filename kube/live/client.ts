@@ -1,27 +1,25 @@
 /**
- * One cluster's connection: the kubeconfig loaded ONCE, client-node imported (lazily), and ONE
- * authenticated HTTP client (kube/http.ts: one keep-alive agent) shared by everything that reads the
- * cluster — lists, discovery, logs, /version — plus the error mapping they share. The exec
- * websockets use the same loaded `KubeConfig` (client-node's `Exec`).
+ * One cluster's connection: the kubeconfig loaded ONCE, its credentials (kube/credentials.ts) and
+ * ONE authenticated HTTP client (kube/http.ts: one keep-alive agent, a bounded number of requests in
+ * flight) shared by everything that reads the cluster — lists, discovery, logs, /version — plus the
+ * error mapping they share. The exec websockets get their TLS settings and credentials from the same
+ * client ({@link KubeClient.connectOptions}).
  */
 import { errorChain, httpStatusOf, ToolError, toToolError } from "../../errors.ts";
+import { createCredentialSource } from "../credentials.ts";
 import {
   afterRetries,
+  type ConnectOptions,
   createKubeHttp,
   type KubeGetOptions,
   type KubeHttpResponse,
+  type KubeHttpStats,
   retriesOf,
   type RetryPolicy,
   statusMessage,
 } from "../http.ts";
-import {
-  importClientNode,
-  type KubeConfig,
-  type LoadedKubeConfig,
-  loadKubeConfig,
-  withCredentialTimeout,
-} from "../kubeconfig.ts";
-import type { ClusterEndpoint, Unavailable } from "../source.ts";
+import { type KubeConfig, type LoadedKubeConfig, loadKubeConfig } from "../kubeconfig.ts";
+import type { ClusterEndpoint, ServerVersion, Unavailable } from "../source.ts";
 
 /** Where the kubeconfig comes from, and the request timeout. */
 export interface KubeClientOptions {
@@ -35,6 +33,8 @@ export interface KubeClientOptions {
   requestTimeoutMs?: number;
   /** How failed GETs are retried, within each request's timeout (default: kube/http.ts DEFAULT_RETRY). */
   retry?: RetryPolicy;
+  /** Most requests in flight at once (default: kube/http.ts MAX_IN_FLIGHT). */
+  maxInFlight?: number;
 }
 
 /** A refusal or failure, in the shape of the sources' outcomes. */
@@ -46,7 +46,7 @@ export interface Failure {
 
 /** One cluster's loaded kubeconfig and HTTP client. */
 export interface KubeClient {
-  /** The loaded kubeconfig (client-node's, with the context set as current). */
+  /** The loaded kubeconfig (merged, with the context set as current). */
   readonly kc: KubeConfig;
   /** Where it came from: context, server, file path(s). */
   readonly loaded: LoadedKubeConfig;
@@ -63,14 +63,21 @@ export interface KubeClient {
   /** GET + JSON.parse; throws {@link ApiStatusError} on a non-2xx answer or a body that is not JSON. */
   getJson(path: string): Promise<unknown>;
   /** {@link KubeClient.getJson}, also saying how many times the GET was retried. */
-  getJsonCounted(path: string): Promise<{ json: unknown; retries: number }>;
+  getJsonCounted(path: string, opts?: KubeGetOptions): Promise<{ json: unknown; retries: number }>;
   /**
    * Maps an error of a request (403, 404, network, permission) to an outcome; throws a
    * {@link ToolError} on a 401 (rejected credentials stop the run).
    */
   failure(err: unknown, what: string): Failure;
-  /** GETs /version; throws a {@link ToolError} when the server is unreachable or rejects the credentials. */
-  probeReachable(): Promise<void>;
+  /**
+   * GETs /version and returns the server's version; throws a {@link ToolError} when the server is
+   * unreachable or rejects the credentials.
+   */
+  probeReachable(): Promise<ServerVersion>;
+  /** Credentials and TLS settings for a connection of its own (the exec websocket). */
+  connectOptions(): Promise<ConnectOptions>;
+  /** Connections opened, requests sent, requests in flight and queued (for benchmarks and tests). */
+  stats(): KubeHttpStats;
   /** Registers work to run (first) on close, e.g. terminating exec websockets. */
   onClose(fn: () => Promise<void> | void): void;
   /** Runs the close hooks, then destroys the HTTP agents; idempotent. */
@@ -121,18 +128,23 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     kubeconfigYaml: opts.kubeconfigYaml,
     context: opts.context,
   });
-  await importClientNode();
   const { kc, contextName, server } = loaded;
   const timeoutMs = opts.requestTimeoutMs ?? 15_000;
   const base = server.replace(/\/+$/, "");
   const netPurpose = `reach the API server ${hostOf(server)}`;
-  const http = await createKubeHttp(withCredentialTimeout(kc, timeoutMs, contextName), server, timeoutMs, {
+  const credentials = createCredentialSource(loaded.user, {
+    contextName,
+    cluster: loaded.cluster,
+    timeoutMs,
+  });
+  const http = await createKubeHttp({ cluster: loaded.cluster, credentials }, timeoutMs, {
     credentialsError: (err) =>
       toToolError(err, `prepare the credentials of context ${contextName}`) ??
         new ToolError(`cannot use the credentials of context ${contextName}: ${shortError(err)}`, {
           cause: err,
         }),
     retry: opts.retry,
+    maxInFlight: opts.maxInFlight,
   });
   const hooks: (() => Promise<void> | void)[] = [];
   let closed = false;
@@ -142,8 +154,11 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     return http.get(path, o);
   }
 
-  async function getJsonCounted(path: string): Promise<{ json: unknown; retries: number }> {
-    const res = await get(path);
+  async function getJsonCounted(
+    path: string,
+    o?: KubeGetOptions,
+  ): Promise<{ json: unknown; retries: number }> {
+    const res = await get(path, o);
     const retried = afterRetries(res.retries);
     if (res.status < 200 || res.status >= 300) {
       throw new ApiStatusError(res.status, statusMessage(res.status, res.body) + retried, `${base}${path}`);
@@ -179,9 +194,11 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     };
   }
 
-  async function probeReachable(): Promise<void> {
+  async function probeReachable(): Promise<ServerVersion> {
     try {
-      await getJson("/version");
+      const v = (await getJsonCounted("/version", { urgent: true })).json;
+      const git = v && typeof v === "object" ? (v as { gitVersion?: unknown }).gitVersion : undefined;
+      return { gitVersion: typeof git === "string" && git !== "" ? git : null };
     } catch (err) {
       const status = httpStatusOf(err);
       if (status === 401 || status === 403) {
@@ -209,6 +226,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     closed = true;
     for (const fn of hooks.splice(0)) await fn();
     http.close();
+    await credentials.close();
   }
 
   return {
@@ -225,6 +243,8 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     getJsonCounted,
     failure,
     probeReachable,
+    connectOptions: () => http.connectOptions(),
+    stats: () => http.stats(),
     onClose: (fn) => void hooks.push(fn),
     close,
   };

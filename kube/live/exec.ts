@@ -1,11 +1,11 @@
 /**
- * Running a command in a container: through the Exec API (client-node's websocket, channel protocol
- * v5/v4) with the cluster's loaded kubeconfig, falling back to `kubectl exec` when the API refuses
- * the upgrade (needs `--allow-run=kubectl` and a kubeconfig file), or straight through kubectl
- * (`execVia: "kubectl"`). Output is bounded; every exec times out.
+ * Running a command in a container: through the Exec API (a websocket speaking the channel protocol
+ * v5.channel.k8s.io, or v4) with the cluster client's credentials and TLS settings, falling back to
+ * `kubectl exec` when the API refuses the upgrade (needs `--allow-run=kubectl` and a kubeconfig
+ * file), or straight through kubectl (`execVia: "kubectl"`). Output is bounded; every exec times out;
+ * a malformed frame ends the exec with an error outcome, never an uncaught exception.
  */
 import { toToolError } from "../../errors.ts";
-import { importClientNode, type KubeConfig } from "../kubeconfig.ts";
 import type { ExecOutcome, Unavailable } from "../source.ts";
 import { type KubeClient, shortError } from "./client.ts";
 
@@ -30,65 +30,69 @@ export interface Executor {
 }
 
 const MAX_EXEC_OUTPUT = 4 * 1024 * 1024;
-/** v5.channel.k8s.io close-stream channel. */
-const CLOSE_CHANNEL = 255;
 
-type ClientNode = typeof import("@kubernetes/client-node");
-type Status = import("@kubernetes/client-node").V1Status;
-/** The websocket client-node's Exec returns (ws). */
-type ExecSocket = Awaited<ReturnType<InstanceType<ClientNode["Exec"]>["exec"]>>;
+/** Subprotocols offered, in order of preference (v5 adds the close-stream channel). */
+export const EXEC_PROTOCOLS: readonly string[] = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
+
+/** Channel numbers of the exec protocol. */
+const CHANNEL = { stdout: 1, stderr: 2, status: 3, close: 255 } as const;
+
+/** The part of a metav1.Status an exec ends with. */
+interface ExecStatus {
+  status?: unknown;
+  reason?: unknown;
+  message?: unknown;
+  details?: { causes?: { reason?: unknown; message?: unknown }[] };
+}
+
+/** The part of ws's WebSocket used here (ws ships no types). */
+interface WsSocket {
+  readonly protocol: string;
+  /** 0 connecting, 1 open, 2 closing, 3 closed. */
+  readonly readyState: number;
+  on(event: "open", fn: () => void): void;
+  on(event: "message", fn: (data: Uint8Array | ArrayBuffer | Uint8Array[], isBinary: boolean) => void): void;
+  on(event: "close", fn: () => void): void;
+  on(event: "error", fn: (err: Error) => void): void;
+  on(
+    event: "unexpected-response",
+    fn: (req: { destroy(): void }, res: { statusCode?: number; resume(): void }) => void,
+  ): void;
+  close(code?: number): void;
+  terminate(): void;
+}
+
+type WsConstructor = new (url: string, protocols: string[], options: Record<string, unknown>) => WsSocket;
+
+let wsModule: Promise<WsConstructor> | null = null;
+
+/** Imports ws once, when the first exec needs it. */
+function importWs(): Promise<WsConstructor> {
+  wsModule ??= import("ws").then((m) => (m.default ?? m) as WsConstructor).catch((err) => {
+    wsModule = null;
+    throw err;
+  });
+  return wsModule;
+}
 
 type ApiExecOutcome =
   | Extract<ExecOutcome, { ok: true }>
   | { ok: false; reason: Unavailable; message: string; fallback: boolean };
 
 type Done =
-  | { kind: "status"; status: Status | undefined }
+  | { kind: "status"; status: unknown }
   | { kind: "frame"; channel: number | null; message: string }
   | { kind: "closed" }
+  | { kind: "refused"; status: number }
   | { kind: "error"; error: unknown; opened: boolean }
   | { kind: "timeout" };
 
-function terminate(socket: ExecSocket): void {
+function terminate(socket: WsSocket): void {
   try {
-    if (typeof socket.terminate === "function") socket.terminate();
-    else socket.close();
+    socket.terminate();
   } catch {
     // already closed
   }
-}
-
-/**
- * Wraps the `onmessage` a websocket is given (ws's accessor, found on its prototype chain) so that an
- * exception thrown by the handler goes to `onError` instead of escaping the event as an uncaught error.
- */
-function guardMessages(socket: object, onError: (e: unknown) => void): void {
-  let proto: object | null = socket;
-  let desc: PropertyDescriptor | undefined;
-  while (proto && !desc) {
-    desc = Object.getOwnPropertyDescriptor(proto, "onmessage");
-    proto = Object.getPrototypeOf(proto);
-  }
-  const accessor = desc;
-  if (!accessor?.set || !accessor.get) return;
-  Object.defineProperty(socket, "onmessage", {
-    configurable: true,
-    get: () => accessor.get!.call(socket),
-    set: (fn: unknown) => {
-      accessor.set!.call(
-        socket,
-        typeof fn === "function"
-          ? (ev: unknown) => {
-            try {
-              fn.call(socket, ev);
-            } catch (e) {
-              onError(e);
-            }
-          }
-          : fn,
-      );
-    },
-  });
 }
 
 function kubectlAllowed(): boolean {
@@ -99,105 +103,178 @@ function kubectlAllowed(): boolean {
   }
 }
 
+/** Keeps the first {@link MAX_EXEC_OUTPUT} characters of a stream of chunks. */
+function collector(): { add(chunk: Uint8Array): void; end(): void; text(): string } {
+  let text = "";
+  let ended = false;
+  const decoder = new TextDecoder();
+  return {
+    add(chunk) {
+      if (!ended && text.length < MAX_EXEC_OUTPUT) text += decoder.decode(chunk, { stream: true });
+    },
+    end() {
+      if (!ended) text += decoder.decode();
+      ended = true;
+    },
+    text: () => text,
+  };
+}
+
+function toBytes(data: Uint8Array | ArrayBuffer | Uint8Array[]): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  const out = new Uint8Array(data.reduce((n, c) => n + c.length, 0));
+  let off = 0;
+  for (const c of data) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+/** The exec API URL (ws:// or wss://) of a command in a container. */
+export function execUrl(
+  server: string,
+  namespace: string,
+  pod: string,
+  container: string,
+  command: readonly string[],
+): string {
+  const q = new URLSearchParams();
+  for (const c of command) q.append("command", c);
+  q.set("container", container);
+  q.set("stdout", "true");
+  q.set("stderr", "true");
+  q.set("stdin", "false");
+  q.set("tty", "false");
+  const base = server.replace(/\/+$/, "").replace(/^http/, "ws");
+  return `${base}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${
+    encodeURIComponent(pod)
+  }/exec?${q}`;
+}
+
 /**
  * Prepares exec on the client's cluster. Websockets still open when the client closes are
- * terminated (those still connecting: as soon as they open, waiting at most 2 s).
+ * terminated; those still connecting (an exec that timed out during the handshake) are closed as
+ * soon as they open — waiting at most 2 s — so that the server sees a clean end rather than an
+ * upgrade on a dead connection.
  */
-export async function createExecutor(client: KubeClient, opts: ExecOptions = {}): Promise<Executor> {
-  const k8s = await importClientNode();
-  const { Writable } = await import("node:stream");
-  const { kc, loaded, timeoutMs, netPurpose } = client;
+export function createExecutor(client: KubeClient, opts: ExecOptions = {}): Promise<Executor> {
+  const { loaded, timeoutMs, netPurpose } = client;
   const { contextName, server } = loaded;
   const allowKubectl = opts.allowKubectl ?? true;
   const execVia = opts.execVia ?? "auto";
-  const sockets = new Set<ExecSocket>();
-  const pending = new Set<Promise<void>>();
+  const sockets = new Set<WsSocket>();
+  /** Sockets given up on while still connecting, each with a promise that settles once it is gone. */
+  const connecting = new Map<WsSocket, Promise<void>>();
 
   client.onClose(async () => {
-    if (pending.size > 0) {
+    if (connecting.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.allSettled([...pending]),
+        Promise.allSettled([...connecting.values()]),
         new Promise((r) => timer = setTimeout(r, 2_000)),
       ]);
       clearTimeout(timer);
     }
-    for (const s of sockets) terminate(s);
+    for (const s of [...sockets, ...connecting.keys()]) terminate(s);
     sockets.clear();
+    connecting.clear();
   });
 
-  /**
-   * A writable that keeps the first {@link MAX_EXEC_OUTPUT} characters of a stream. Its errors (a
-   * frame written after the stream was ended by a status or close-stream frame) are swallowed: an
-   * `error` event without a listener would crash the process.
-   */
-  function collector(): { stream: InstanceType<typeof Writable>; text: () => string } {
-    let text = "";
-    const decoder = new TextDecoder();
-    const stream = new Writable({
-      write(chunk: Uint8Array | string, _enc, cb) {
-        if (text.length < MAX_EXEC_OUTPUT) {
-          text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-        }
-        cb();
-      },
-    });
-    stream.on("error", () => {});
-    return { stream, text: () => text };
+  /** Ends a socket: at once when it is open, else as soon as its handshake ends. */
+  function release(socket: WsSocket): void {
+    sockets.delete(socket);
+    if (socket.readyState !== 0) return terminate(socket);
+    connecting.set(
+      socket,
+      new Promise<void>((resolve) => {
+        const gone = (): void => {
+          connecting.delete(socket);
+          terminate(socket);
+          resolve();
+        };
+        socket.on("open", gone);
+        socket.on("close", gone);
+        socket.on("error", gone);
+      }),
+    );
   }
 
-  /**
-   * client-node's Exec, made safe against malformed frames: its message handler throws inside the
-   * websocket's message event (non-JSON status on channel 3, data on an unknown channel, an empty or
-   * truncated frame), which is an uncaught error that ends the process. Here each message is handled
-   * inside a try — the socket's `onmessage` is wrapped as client-node sets it (the socket is reached
-   * through ws's `finishRequest` option, on a per-exec view of the kubeconfig) — and a failure ends the
-   * exec through `onBadFrame`. v5 close-stream frames (255) are accepted; client-node ends the
-   * handler's own streams on them, which are pointed at this exec's collectors (never the tool's
-   * process.stdout).
-   */
-  function safeExec(
-    out: InstanceType<typeof Writable>,
-    err: InstanceType<typeof Writable>,
-    onBadFrame: (channel: number | null, message: string) => void,
-  ): InstanceType<ClientNode["Exec"]> {
-    const bad = (channel: number | null, e: unknown): void =>
-      onBadFrame(channel, e instanceof Error ? e.message : String(e));
-    const view: KubeConfig = Object.create(kc, {
-      applyToHTTPSOptions: {
-        value: async (opts: Record<string, unknown>): Promise<void> => {
-          await kc.applyToHTTPSOptions(opts);
-          opts.finishRequest = (req: { end(): void }, socket: object): void => {
-            guardMessages(socket, (e) => bad(null, e));
-            req.end();
-          };
-        },
-      },
-    });
-    const exec = new k8s.Exec(view);
-    const inner = exec.handler;
-    const handler = inner as unknown as { streams?: unknown };
-    if (typeof handler === "object" && handler !== null && "streams" in handler) {
-      handler.streams = { stdin: { pause: () => {} }, stdout: out, stderr: err };
+  /** Runs the exec over one websocket; resolves when it ended one way or another. */
+  async function exchange(
+    url: string,
+    out: ReturnType<typeof collector>,
+    err: ReturnType<typeof collector>,
+  ): Promise<Done> {
+    let settle: (d: Done) => void = () => {};
+    const finished = new Promise<Done>((resolve) => (settle = resolve));
+    const timer: ReturnType<typeof setTimeout> = setTimeout(() => settle({ kind: "timeout" }), timeoutMs);
+    let socket: WsSocket | null = null;
+    try {
+      const [WebSocket, conn] = await Promise.all([importWs(), client.connectOptions()]);
+      if (client.closed) {
+        return { kind: "error", error: new Error("the cluster source is closed"), opened: false };
+      }
+      let opened = false;
+      let over = false;
+      const closedStreams = new Set<number>();
+      socket = new WebSocket(url, [...EXEC_PROTOCOLS], {
+        ...conn.tls,
+        ...(conn.createConnection ? { createConnection: conn.createConnection } : {}),
+        headers: { ...conn.headers, "User-Agent": "flyingfish" },
+        perMessageDeflate: false,
+        followRedirects: false,
+      });
+      const ws = socket;
+      sockets.add(ws);
+      const end = (d: Done): void => {
+        if (over) return;
+        over = true;
+        settle(d);
+      };
+      ws.on("unexpected-response", (req, res) => {
+        res.resume();
+        req.destroy();
+        end({ kind: "refused", status: res.statusCode ?? 0 });
+      });
+      ws.on("open", () => (opened = true));
+      ws.on("error", (error) => end({ kind: "error", error, opened }));
+      ws.on("close", () => setTimeout(() => end({ kind: "closed" }), 0));
+      ws.on("message", (data, isBinary) => {
+        if (over) return;
+        const bytes = toBytes(data);
+        if (!isBinary) return end({ kind: "frame", channel: null, message: "text frame" });
+        if (bytes.length === 0) return end({ kind: "frame", channel: null, message: "empty frame" });
+        const channel = bytes[0];
+        const payload = bytes.subarray(1);
+        if (channel === CHANNEL.close && ws.protocol === "v5.channel.k8s.io") {
+          if (payload.length > 0) closedStreams.add(payload[0]);
+          return;
+        }
+        if (channel === CHANNEL.stdout || channel === CHANNEL.stderr) {
+          if (!closedStreams.has(channel)) (channel === CHANNEL.stdout ? out : err).add(payload);
+          return;
+        }
+        if (channel === CHANNEL.status) {
+          const text = new TextDecoder().decode(payload);
+          try {
+            return end({ kind: "status", status: JSON.parse(text) });
+          } catch (e) {
+            return end({ kind: "frame", channel, message: e instanceof Error ? e.message : String(e) });
+          }
+        }
+        end({ kind: "frame", channel, message: `data on unknown channel ${channel}` });
+      });
+      return await finished;
+    } catch (error) {
+      return { kind: "error", error, opened: false };
+    } finally {
+      clearTimeout(timer);
+      out.end();
+      err.end();
+      if (socket) release(socket);
     }
-    exec.handler = {
-      connect: (path, textHandler, binaryHandler) =>
-        inner.connect(
-          path,
-          textHandler,
-          binaryHandler &&
-            ((channel: number, buff: Parameters<NonNullable<typeof binaryHandler>>[1]): boolean => {
-              if (channel === CLOSE_CHANNEL) return true;
-              try {
-                return binaryHandler(channel, buff);
-              } catch (e) {
-                bad(channel, e);
-                return false;
-              }
-            }),
-        ),
-    };
-    return exec;
   }
 
   async function execViaApi(
@@ -208,55 +285,7 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
   ): Promise<ApiExecOutcome> {
     const out = collector();
     const err = collector();
-    let ws: ExecSocket | null = null;
-    let settle: (d: Done) => void = () => {};
-    const finished = new Promise<Done>((resolve) => (settle = resolve));
-    const exec = safeExec(
-      out.stream,
-      err.stream,
-      (channel, message) => settle({ kind: "frame", channel, message }),
-    );
-    const timer: ReturnType<typeof setTimeout> = setTimeout(() => settle({ kind: "timeout" }), timeoutMs);
-    let over = false;
-    const connecting = exec.exec(
-      namespace,
-      pod,
-      container,
-      [...command],
-      out.stream,
-      err.stream,
-      null,
-      false,
-      (status) => settle({ kind: "status", status }),
-    ).then((socket) => {
-      // Errors after the outcome was decided (e.g. a reset while terminating) must not go unheard.
-      socket.on("error", () => {});
-      if (over || client.closed) {
-        // The exec already ended (timeout) or the source was closed while connecting.
-        terminate(socket);
-        return;
-      }
-      ws = socket;
-      sockets.add(socket);
-      socket.on("close", () => setTimeout(() => settle({ kind: "closed" }), 0));
-      socket.on("error", (error: unknown) => settle({ kind: "error", error, opened: true }));
-    }, (error: unknown) => settle({ kind: "error", error, opened: false }));
-    pending.add(connecting);
-    connecting.finally(() => pending.delete(connecting));
-    const done = await finished;
-    over = true;
-    clearTimeout(timer);
-    const socket: ExecSocket | null = ws;
-    if (socket) {
-      sockets.delete(socket);
-      if (done.kind === "status") {
-        try {
-          socket.close();
-        } catch {
-          // already closed
-        }
-      } else terminate(socket);
-    }
+    const done = await exchange(execUrl(server, namespace, pod, container, command), out, err);
     const stdout = out.text();
     const stderr = err.text();
     const where = `${namespace}/${pod}`;
@@ -284,15 +313,8 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
           message: `exec in ${where}: the connection closed without an exit status`,
           fallback: false,
         };
-      case "error": {
-        const tool = toToolError(done.error, netPurpose, { server });
-        if (tool && tool.name === "PermissionError") {
-          return { ok: false, reason: "error", message: tool.message, fallback: false };
-        }
-        const msg = shortError(done.error);
-        const m = /Unexpected server response: (\d+)/.exec(msg);
-        const status = m ? Number(m[1]) : undefined;
-        if (status === 404) {
+      case "refused": {
+        if (done.status === 404) {
           return {
             ok: false,
             reason: "missing",
@@ -300,7 +322,7 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
             fallback: false,
           };
         }
-        if (status === 403) {
+        if (done.status === 403) {
           return {
             ok: false,
             reason: "forbidden",
@@ -311,14 +333,23 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
         return {
           ok: false,
           reason: "error",
-          message: `exec in ${where}: ${
-            status ? `upgrade refused (HTTP ${status})` : tool ? tool.message : msg
-          }`,
+          message: `exec in ${where}: upgrade refused (HTTP ${done.status})`,
+          fallback: true,
+        };
+      }
+      case "error": {
+        const tool = toToolError(done.error, netPurpose, { server });
+        if (tool && tool.name === "PermissionError") {
+          return { ok: false, reason: "error", message: tool.message, fallback: false };
+        }
+        return {
+          ok: false,
+          reason: "error",
+          message: `exec in ${where}: ${tool ? tool.message : shortError(done.error)}`,
           fallback: true,
         };
       }
       case "status": {
-        const st: Status = typeof done.status === "object" && done.status !== null ? done.status : {};
         if (typeof done.status !== "object" || done.status === null) {
           return {
             ok: false,
@@ -327,9 +358,11 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
             fallback: false,
           };
         }
+        const st = done.status as ExecStatus;
         if (st.status === "Success") return { ok: true, stdout, stderr, exitCode: 0, via: "api" };
         if (st.reason === "NonZeroExitCode") {
-          const cause = (st.details?.causes ?? []).find((c) => c?.reason === "ExitCode");
+          const causes = Array.isArray(st.details?.causes) ? st.details.causes : [];
+          const cause = causes.find((c) => c?.reason === "ExitCode");
           const code = Number(cause?.message);
           return { ok: true, stdout, stderr, exitCode: Number.isFinite(code) ? code : 1, via: "api" };
         }
@@ -464,10 +497,10 @@ export async function createExecutor(client: KubeClient, opts: ExecOptions = {})
     };
   }
 
-  return {
+  return Promise.resolve({
     async exec(namespace, pod, container, command): Promise<ExecOutcome> {
       const out = await execOnce(namespace, pod, container, command);
       return out.ok ? { ...out, takenAt: Date.now() } : out;
     },
-  };
+  });
 }

@@ -4,9 +4,9 @@
  * (only the `publicKey` data key survives) before anything else sees them.
  */
 import { z } from "zod";
-import { listPath } from "../kinds.ts";
-import type { KindSpec } from "../kinds.ts";
-import type { K8sObject, ListOutcome } from "../source.ts";
+import { describeList, listPath, selectorsOf } from "../kinds.ts";
+import type { KindSpec, ListScope } from "../kinds.ts";
+import type { K8sObject, ListOptions, ListOutcome } from "../source.ts";
 import type { KubeClient } from "./client.ts";
 import { afterRetries } from "../http.ts";
 
@@ -98,8 +98,16 @@ export function sanitizeObject(obj: K8sObject): K8sObject {
  * is retried on its own (kube/http.ts); a list that needed retries says how many (`retries`, and
  * "(after N retries)" in the message of a failure). Never throws.
  */
-export async function listKind(client: KubeClient, spec: KindSpec): Promise<ListOutcome> {
+export async function listKind(
+  client: KubeClient,
+  spec: KindSpec,
+  scope: ListScope = {},
+  opts: ListOptions = {},
+): Promise<ListOutcome> {
   const apiVersion = spec.group === "" ? spec.version : `${spec.group}/${spec.version}`;
+  const what = describeList(spec, scope);
+  const path = listPath(spec, scope.namespace);
+  const { labelSelector, fieldSelector } = selectorsOf(spec, scope);
   const items: K8sObject[] = [];
   let cont: string | undefined;
   let retries = 0;
@@ -111,17 +119,17 @@ export async function listKind(client: KubeClient, spec: KindSpec): Promise<List
   try {
     for (let page = 0; page < MAX_PAGES; page++) {
       const q = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
-      if (spec.labelSelector) q.set("labelSelector", spec.labelSelector);
-      if (spec.fieldSelector) q.set("fieldSelector", spec.fieldSelector);
+      if (labelSelector) q.set("labelSelector", labelSelector);
+      if (fieldSelector) q.set("fieldSelector", fieldSelector);
       if (cont) q.set("continue", cont);
-      const page = await client.getJsonCounted(`${listPath(spec)}?${q}`);
+      const page = await client.getJsonCounted(`${path}?${q}`, { urgent: opts.urgent === true });
       retries += page.retries;
       const parsed = ListBody.safeParse(page.json);
-      if (!parsed.success) return failed(malformedList(spec.plural, parsed.error));
+      if (!parsed.success) return failed(malformedList(what, parsed.error));
       const body = parsed.data;
       const objects = body.items.filter(isObject);
       if (objects.length !== body.items.length) {
-        return failed(`listing ${spec.plural}: an item has no object metadata`);
+        return failed(`listing ${what}: an item has no object metadata`);
       }
       for (const item of objects) {
         item.apiVersion ??= apiVersion;
@@ -129,14 +137,14 @@ export async function listKind(client: KubeClient, spec: KindSpec): Promise<List
         items.push(sanitizeObject(item));
       }
       const next = body.metadata?.continue;
-      if (next && next === cont) return failed(`listing ${spec.plural}: the server repeated continue token`);
+      if (next && next === cont) return failed(`listing ${what}: the server repeated continue token`);
       cont = next !== undefined && next.length > 0 ? next : undefined;
       if (!cont) return retries > 0 ? { ok: true, items, retries } : { ok: true, items };
     }
-    return failed(`listing ${spec.plural}: more than ${MAX_PAGES} pages`);
+    return failed(`listing ${what}: more than ${MAX_PAGES} pages`);
   } catch (err) {
     // The failing page's own retries are in its error's message; earlier pages' are added here.
-    const out = client.failure(err, `listing ${spec.plural}`);
+    const out = client.failure(err, `listing ${what}`);
     return retries > 0 && out.reason === "error"
       ? { ...out, message: out.message + afterRetries(retries) }
       : out;

@@ -11,7 +11,7 @@
  *
  * client-node and the node: modules are imported lazily, inside {@link createLiveSource}.
  */
-import type { ClusterSource } from "../source.ts";
+import type { ClusterSource, ServerVersion } from "../source.ts";
 import { type KubeClient, type KubeClientOptions, openKubeClient } from "./client.ts";
 import { readDiscovery } from "./discovery.ts";
 import { createExecutor, type ExecOptions } from "./exec.ts";
@@ -46,7 +46,7 @@ export interface LiveSourceOptions extends KubeClientOptions, ExecOptions {
 /** A live cluster source, with a reachability probe the runner calls first. */
 export interface LiveClusterSource extends ClusterSource {
   /** GETs /version; throws a {@link ToolError} when the server is unreachable or rejects the credentials. */
-  probeReachable(): Promise<void>;
+  probeReachable(): Promise<ServerVersion>;
   /** The kubeconfig file(s) in use (joined like KUBECONFIG when several). */
   readonly kubeconfigPath: string;
 }
@@ -69,7 +69,7 @@ export async function liveSourceOn(client: KubeClient, opts: ExecOptions = {}): 
     now: () => new Date(),
     isSnapshot: false,
     kubeconfigPath: client.loaded.path,
-    list: (spec) => listKind(client, spec),
+    list: (spec, scope, opts) => listKind(client, spec, scope, opts),
     discovery: (groups) => readDiscovery(client, groups),
     exec: (namespace, pod, container, command) => executor.exec(namespace, pod, container, command),
     logs: (namespace, pod, container, req) => readContainerLog(client, namespace, pod, container, req),

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import type { KindId } from "../../kube/kinds.ts";
 import type { Inventory, KindState } from "../../kube/inventory.ts";
-import type { DiscoveryOutcome } from "../../kube/source.ts";
+import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
 import {
   type ConfigMap,
   ConfigMapView,
@@ -193,6 +193,7 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
 /** The typed face of an {@link Inventory}: the same queries, returning parsed views. */
 export class Objects {
   readonly #parsed = new Map<KindId, Parsed>();
+  readonly #indexes = new Map<string, ReadonlyMap<string, readonly unknown[]>>();
 
   /** Wraps an inventory; nothing is parsed until a kind is asked for. */
   constructor(readonly raw: Inventory) {}
@@ -214,6 +215,9 @@ export class Objects {
     }
     const parsed: Parsed = { items, malformed, leftOut };
     this.#parsed.set(kind, parsed);
+    // Once the inventory is complete, hold each object once: the parsed view (a superset of the raw
+    // object's fields), not the raw answer beside it.
+    if (this.raw.settled) this.raw.compact(kind, [...items, ...leftOut] as K8sObject[]);
     return parsed;
   }
 
@@ -228,22 +232,59 @@ export class Objects {
     return list ? this.#parse(kind, list).items as readonly ViewOf<K>[] : null;
   }
 
-  /** Objects of a kind in one namespace. */
+  /** Objects of a kind in one namespace (indexed once per kind). */
   inNamespace<K extends KindId>(kind: K, namespace: string): ViewOf<K>[] {
-    return this.items(kind).filter((o) => o.metadata.namespace === namespace);
+    return [...(this.#index(kind, "ns", (o) => [o.metadata.namespace ?? ""]).get(namespace) ?? [])];
   }
 
-  /** Objects of a kind carrying label `key` (with `value` when given). */
+  /** Objects of a kind carrying label `key` (with `value` when given), indexed once per kind and key. */
   withLabel<K extends KindId>(kind: K, key: string, value?: string): ViewOf<K>[] {
-    return this.items(kind).filter((o) => {
+    const byValue = this.#index(kind, `label:${key}`, (o) => {
       const v = o.metadata.labels?.[key];
-      return v !== undefined && (value === undefined || v === value);
+      return v === undefined ? [] : [v, "\0any"];
     });
+    return [...(byValue.get(value ?? "\0any") ?? [])];
+  }
+
+  /** Pods (or any kind with `spec.nodeName`) scheduled on one node, indexed once per kind. */
+  onNode<K extends KindId>(kind: K, node: string): ViewOf<K>[] {
+    return [
+      ...(this.#index(kind, "node", (o) => {
+        const spec = (o as { spec?: { nodeName?: unknown } | null }).spec;
+        return typeof spec?.nodeName === "string" ? [spec.nodeName] : [];
+      }).get(node) ?? []),
+    ];
   }
 
   /** One object by namespace and name, if present and well-formed. */
   get<K extends KindId>(kind: K, namespace: string | undefined, name: string): ViewOf<K> | undefined {
-    return this.items(kind).find((o) => o.metadata.name === name && o.metadata.namespace === namespace);
+    return this.#index(kind, "name", (o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`])
+      .get(`${namespace ?? ""}/${name}`)?.[0];
+  }
+
+  /**
+   * An index of a kind's well-formed objects by the keys `keysOf` gives each (built on first use;
+   * throws KindUnavailableError like {@link items}).
+   */
+  #index<K extends KindId>(
+    kind: K,
+    name: string,
+    keysOf: (o: ViewOf<K>) => readonly string[],
+  ): ReadonlyMap<string, readonly ViewOf<K>[]> {
+    const items = this.items(kind);
+    const id = `${kind} ${name}`;
+    const known = this.#indexes.get(id);
+    if (known) return known as Map<string, ViewOf<K>[]>;
+    const index = new Map<string, ViewOf<K>[]>();
+    for (const o of items) {
+      for (const k of keysOf(o)) {
+        const list = index.get(k);
+        if (list) list.push(o);
+        else index.set(k, [o]);
+      }
+    }
+    this.#indexes.set(id, index);
+    return index;
   }
 
   /**

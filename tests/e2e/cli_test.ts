@@ -4,6 +4,11 @@ import { runCli, runScenario } from "./harness.ts";
 import { explanation } from "../../cli/catalog_cmd.ts";
 import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 
+/** The lines of stderr that are not progress ("connecting to …"): a tool error is exactly one. */
+function errorLines(stderr: string): string[] {
+  return stderr.trim().split("\n").filter((l) => !/^(connecting to|reading snapshot of) /.test(l));
+}
+
 Deno.test("checks -o json lists the catalog and marks checks that need both kubeconfigs", async () => {
   const r = await runCli(["checks", "-o", "json"]);
   assert.equal(r.code, 0, r.stderr);
@@ -68,18 +73,34 @@ Deno.test("explain works for every check in the catalog", async () => {
   assert.equal(bad.code, 3);
 });
 
+Deno.test("explain matches IDs like kubectl: any case works, a near miss is exit 3 with did-you-mean", async () => {
+  const [lower, dashless] = await Promise.all([runCli(["explain", "tun-02"]), runCli(["explain", "TUN02"])]);
+  assert.equal(lower.code, 0, lower.stderr);
+  assert.equal(lower.stdout.trimEnd(), explanation("TUN-02"));
+  assert.equal(dashless.code, 3);
+  assert.equal(dashless.stdout, "");
+  assert.equal(
+    dashless.stderr.trim(),
+    'flyingfish: no check "TUN02" — did you mean TUN-02? (see `flyingfish checks`)',
+  );
+});
+
 Deno.test("--help and version do not need any permission or cluster", async () => {
-  const help = await runCli(["--help"], { permissions: [] });
+  // NO_COLOR unset: no colour detection may read the environment (that needs --allow-env).
+  const help = await runCli(["--help"], { permissions: [], env: { NO_COLOR: "" } });
   assert.equal(help.code, 0, help.stderr);
   assert.match(help.stdout, /check/);
   const v = await runCli(["version"], { permissions: [] });
-  assert.match(v.stdout, /^flyingfish \d+\.\d+\.\d+/);
+  assert.match(
+    v.stdout,
+    /^flyingfish \d+\.\d+\.\d+\ndeno {7}\d+\.\d+\.\d+ \(v8 .*, typescript .*\)\ncommit {5}unknown\n$/,
+  );
 });
 
 Deno.test("a bad kubeconfig is one clear line and exit 3", async () => {
   const r = await runCli(["check", "--kubeconfig", "/nonexistent/kubeconfig"]);
   assert.equal(r.code, 3);
-  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  assert.equal(errorLines(r.stderr).length, 1, r.stderr);
   assert.match(r.stderr, /kubeconfig/);
 });
 
@@ -90,9 +111,9 @@ Deno.test("an unreachable cluster is one clear line and exit 3", async () => {
   await served.close(); // now nothing listens at that address
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/kc`, yaml);
-  const r = await runCli(["check", "--kubeconfig", `${dir}/kc`, "--timeout", "3s"]);
+  const r = await runCli(["check", "--kubeconfig", `${dir}/kc`, "--request-timeout", "3s"]);
   assert.equal(r.code, 3, r.stdout + r.stderr);
-  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  assert.equal(errorLines(r.stderr).length, 1, r.stderr);
   assert.match(r.stderr, /cannot reach the API server/);
 });
 
@@ -114,7 +135,7 @@ for (
       });
       assert.equal(r.code, 3, r.stdout + r.stderr);
       assert.match(r.stderr, new RegExp(flag));
-      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      assert.equal(errorLines(r.stderr).length, 1, r.stderr);
       assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, "no stack trace");
     } finally {
       await served.close();

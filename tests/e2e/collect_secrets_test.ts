@@ -212,7 +212,15 @@ Deno.test({
         await Deno.writeTextFile(kc, served.kubeconfigYaml("rome"));
         [live, collect] = await Promise.all([
           runCli(["check", "--kubeconfig", kc, "-o", "json", ...checkArgs(s)]),
-          runCli(["collect", "--kubeconfig", kc, "-o", bundle, "--sample-interval", SAMPLE_INTERVAL], {
+          runCli([
+            "collect",
+            "--kubeconfig",
+            kc,
+            "--output-file",
+            bundle,
+            "--sample-interval",
+            SAMPLE_INTERVAL,
+          ], {
             permissions: [...CLI_PERMISSIONS, `--allow-write=${dir}`],
           }),
         ]);
@@ -336,7 +344,7 @@ Deno.test({
       for (const fmt of ["html", "markdown"]) {
         const out = `${dir}/report.${fmt === "html" ? "html" : "md"}`;
         const r = await runCli(
-          ["report", "--snapshot", bundle, "--format", fmt, "-o", out, ...checkArgs(s)],
+          ["report", "--snapshot", bundle, "-o", fmt, "--output-file", out, ...checkArgs(s)],
           {
             permissions: ["--allow-read", `--allow-write=${dir}`],
           },

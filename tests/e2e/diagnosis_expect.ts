@@ -10,6 +10,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { scenariosRoot } from "../../demo/fakekube/scenario.ts";
 import { renderText } from "../../render/text.ts";
+import { remediationText } from "../../report/remediation.ts";
 import type { ScenarioRun } from "./harness.ts";
 
 const Where = z.strictObject({
@@ -49,7 +50,7 @@ export function assertDiagnosis(name: string, want: DiagnosisFile, run: Scenario
     want.diagnosis.cluster,
     want.diagnosis.peer,
   ], ctx);
-  const said = `${d.summary}\n${d.remediation ?? ""}`;
+  const said = `${d.summary}\n${remediationText(d.remediation) ?? ""}`;
   for (const t of want.diagnosis.text) {
     assert.ok(said.includes(t), `${ctx}\n=> diagnosis lacks ${JSON.stringify(t)}`);
   }

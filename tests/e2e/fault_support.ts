@@ -11,13 +11,15 @@
 import { loadScenario, type ServedScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 import type { FaultRule } from "../../demo/fakekube/faults.ts";
 import type { RetryPolicy } from "../../kube/http.ts";
-import { type KindId, KINDS, type KindSpec, listPath } from "../../kube/kinds.ts";
+import { type KindId, KINDS, type KindSpec, listPath, type ListScope } from "../../kube/kinds.ts";
 import { createLiveSource, type LiveClusterSource } from "../../kube/live/source.ts";
 import type { ClusterSource, DiscoveryOutcome, ListOutcome } from "../../kube/source.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import { createProbeHub } from "../../probes/live_hub.ts";
 import { CATALOG } from "../../checks/catalog.ts";
-import type { CheckDef, CheckResult, RunOptions } from "../../checks/types.ts";
+import type { CheckDef, RunOptions } from "../../checks/types.ts";
+import type { ReportResult as CheckResult } from "../../report/model.ts";
+import { remediationText } from "../../report/remediation.ts";
 import { type Report, ReportSchema } from "../../report/model.ts";
 import { PEERING_DUMP_READS } from "../../report/peering.ts";
 import { CHEAT_SHEET_READS } from "../../report/cheatsheet.ts";
@@ -35,9 +37,15 @@ export const RUN_OPTIONS: RunOptions = {
   checkTimeoutMs: 10_000,
 };
 
-/** `^<list path of kind>$`: the fault pattern of one kind's list requests (not discovery, not exec). */
+/**
+ * The fault pattern of one kind's list requests, everywhere or in one namespace (not discovery,
+ * not exec): `^<group path>(/namespaces/<ns>)?/<plural>$`.
+ */
 export function listPattern(kind: KindId): string {
-  return `^${listPath(KINDS[kind]).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`;
+  const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const path = listPath(KINDS[kind]);
+  const cut = path.lastIndexOf("/");
+  return `^${esc(path.slice(0, cut))}(/namespaces/[^/]+)?${esc(path.slice(cut))}$`;
 }
 
 /** A served scenario and a live source on its local cluster. */
@@ -79,8 +87,8 @@ export async function openLiveScenario(
   };
 }
 
-const specKey = (spec: KindSpec): string =>
-  `${listPath(spec)}?${spec.labelSelector ?? ""}&${spec.fieldSelector ?? ""}`;
+const specKey = (spec: KindSpec, scope?: ListScope): string =>
+  `${spec.group}/${spec.version}/${spec.plural} ${JSON.stringify(scope ?? {})}`;
 
 /** Clean list and discovery answers of one source, replayed for every kind but the faulted one. */
 export class Replay {
@@ -94,9 +102,9 @@ export class Replay {
   record(): ClusterSource {
     return {
       ...this.#base(),
-      list: async (spec) => {
-        const out = await this.live.list(spec);
-        this.#lists.set(specKey(spec), structuredClone(out));
+      list: async (spec, scope) => {
+        const out = await this.live.list(spec, scope);
+        this.#lists.set(specKey(spec, scope), structuredClone(out));
         return out;
       },
       discovery: async (groups) => {
@@ -112,10 +120,11 @@ export class Replay {
     const live = faulted === null ? null : specKey(KINDS[faulted]);
     return {
       ...this.#base(),
-      list: (spec) => {
-        const key = specKey(spec);
-        const rec = this.#lists.get(key);
-        return key === live || !rec ? this.live.list(spec) : Promise.resolve(structuredClone(rec));
+      list: (spec, scope) => {
+        const rec = this.#lists.get(specKey(spec, scope));
+        return specKey(spec) === live || !rec
+          ? this.live.list(spec, scope)
+          : Promise.resolve(structuredClone(rec));
       },
       discovery: (groups) =>
         this.#discovery ? Promise.resolve(structuredClone(this.#discovery)) : this.live.discovery(groups),
@@ -220,7 +229,7 @@ export function faultProblems(clean: Report, run: InProcessRun, kind: KindId): s
   const before = new Map(clean.results.map((r) => [keyOf(r), r]));
   const after = new Map(report.results.map((r) => [keyOf(r), r]));
   for (const r of report.results) {
-    const text = [r.summary, ...r.evidence, r.remediation ?? ""].join("\n");
+    const text = [r.summary, ...r.evidence, remediationText(r.remediation) ?? ""].join("\n");
     if (STACK_FRAME.test(text)) problems.push(`${keyOf(r)}: stack trace in the result`);
     const def = DEFS.get(r.id);
     if (!def) {

@@ -20,7 +20,7 @@ Deno.test("validateJsonSchema catches type, enum, required, extra, const, range 
   const cases: [string, (d: Record<string, unknown>) => void, RegExp][] = [
     ["missing", (d) => delete d.summary, /missing required property summary/],
     ["extra", (d) => (d.extra = 1), /unexpected property extra/],
-    ["const", (d) => (d.schemaVersion = "2"), /\$\.schemaVersion: "2" is not "1"/],
+    ["const", (d) => (d.schemaVersion = "1"), /\$\.schemaVersion: "1" is not "2"/],
     ["enum", (d) => (d.mode = "offline"), /not in enum/],
     ["type", (d) => (d.durationMs = "5"), /\$\.durationMs: string is not of type number/],
     ["integer", (d) => (d.exitCode = 1.5), /\$\.exitCode: number is not of type integer/],

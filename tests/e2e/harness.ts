@@ -4,6 +4,7 @@
  * the JSON report against the scenario's `expect` section.
  */
 import assert from "node:assert/strict";
+import { remediationText } from "../../report/remediation.ts";
 import {
   loadScenario,
   type Scenario,
@@ -47,6 +48,9 @@ export async function runCli(
     args: [
       "run",
       "--frozen",
+      // The repository's config wherever the run's working directory is (see runScenarioCommand).
+      "--config",
+      decodeURIComponent(new URL("deno.json", REPO_ROOT).pathname),
       ...(opts.permissions ?? CLI_PERMISSIONS),
       decodeURIComponent(CLI_MAIN.pathname),
       ...args,
@@ -204,7 +208,11 @@ export function assertExpected(s: Scenario, r: { code: number; report: any }): v
     const withId = results.filter((x) => x.id === id);
     assert.ok(withId.length > 0, `${ctx}\n=> no result ${id} to search for evidence`);
     const text = withId.map((x) =>
-      [x.summary ?? "", ...(Array.isArray(x.evidence) ? x.evidence : []), x.remediation ?? ""].join("\n")
+      [
+        x.summary ?? "",
+        ...(Array.isArray(x.evidence) ? x.evidence : []),
+        remediationText(x.remediation ?? []) ?? "",
+      ].join("\n")
     ).join("\n");
     for (const n of needles) {
       assert.ok(text.includes(n), `${ctx}\n=> ${id} evidence lacks ${JSON.stringify(n)}:\n${text}`);

@@ -7,6 +7,7 @@
  * sandbox refusal comes out as `unknown`.
  */
 import assert from "node:assert/strict";
+import { remediationText } from "../../report/remediation.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
 import { type FakeCluster, type FakeClusterConfig, startFakeCluster } from "../../demo/fakekube/server.ts";
@@ -128,7 +129,7 @@ function result(run: CheckRun, id: string): AnyResult {
 }
 
 function text(r: AnyResult): string {
-  return [r.summary ?? "", ...(r.evidence ?? []), r.remediation ?? ""].join("\n");
+  return [r.summary ?? "", ...(r.evidence ?? []), remediationText(r.remediation ?? []) ?? ""].join("\n");
 }
 
 function assertResult(r: AnyResult, status: string, needles: string[]): void {

@@ -322,7 +322,9 @@ Deno.test({
 
 Deno.test({
   name:
-    `report --format html -o r.html on ${BROKEN ?? "(no broken scenario yet)"}: one self-contained file, ` +
+    `report -o html --output-file r.html on ${
+      BROKEN ?? "(no broken scenario yet)"
+    }: one self-contained file, ` +
     `diagnosis and data path in a browser`,
   ignore: !BROKEN,
   sanitizeResources: false,
@@ -333,7 +335,7 @@ Deno.test({
     let html = "";
     let listing: string[] = [];
     const run = await runScenarioCommand(BROKEN!, "report", {
-      args: (tmp) => ["--format", "html", "-o", `${tmp}/out/r.html`],
+      args: (tmp) => ["-o", "html", "--output-file", `${tmp}/out/r.html`],
       permissions: [...CLI_PERMISSIONS, "--allow-write"],
       before: async (tmp) => await Deno.mkdir(`${tmp}/out`),
       after: async (tmp) => {
@@ -355,7 +357,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "report without -o prints the report to stdout; --format markdown and .md both give Markdown",
+  name: "report without --output-file prints the report to stdout; -o markdown gives Markdown",
   ignore: !BROKEN,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -363,7 +365,7 @@ Deno.test({
     const want = (await loadScenario(BROKEN!)).expect.diagnosis!;
     const [html, md] = await Promise.all([
       runScenarioCommand(BROKEN!, "report"),
-      runScenarioCommand(BROKEN!, "report", { args: ["--format", "markdown"] }),
+      runScenarioCommand(BROKEN!, "report", { args: ["-o", "markdown"] }),
     ]);
     assert.match(html.stdout, /^<!DOCTYPE html>/, html.stderr);
     assert.ok(html.stdout.includes(`data-check="${want}"`));
@@ -373,12 +375,12 @@ Deno.test({
   },
 });
 
-Deno.test("report -o FILE without --allow-write: one line naming --allow-write, exit 3, no cluster touched", async () => {
+Deno.test("report --output-file FILE without --allow-write: one line naming --allow-write, exit 3, no cluster touched", async () => {
   const dir = await Deno.makeTempDir();
   try {
     // The kubeconfig does not even exist: the permission is checked before anything else.
     const { runCli } = await import("./harness.ts");
-    const r = await runCli(["report", "--kubeconfig", `${dir}/missing`, "-o", `${dir}/r.html`]);
+    const r = await runCli(["report", "--kubeconfig", `${dir}/missing`, "--output-file", `${dir}/r.html`]);
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
     assert.match(
@@ -398,14 +400,15 @@ Deno.test("report --help lists the cluster flags and the formats", async () => {
   assert.equal(r.code, 0, r.stderr);
   for (
     const f of [
-      "--format",
-      "-o, --output",
+      "-o, --output <format>",
+      "-f, --output-file",
       "--kubeconfig",
       "--context",
       "--remote-kubeconfig",
       "--remote-context",
       "--peer",
       "--timeout",
+      "--request-timeout",
       "--sample-interval",
       "--no-network-probes",
     ]

@@ -32,7 +32,7 @@ function shQuote(s: string): string {
  */
 export async function runCliInPty(
   args: string[],
-  opts: { env?: Record<string, string>; permissions?: string[] } = {},
+  opts: { env?: Record<string, string>; permissions?: string[]; cwd?: string } = {},
 ): Promise<CliRun> {
   const script = scriptPath();
   if (!script) throw new Error("util-linux `script` not found");
@@ -40,6 +40,8 @@ export async function runCliInPty(
     Deno.execPath(),
     "run",
     "--frozen",
+    "--config",
+    new URL("deno.json", REPO_ROOT).pathname,
     ...(opts.permissions ?? CLI_PERMISSIONS),
     new URL("cli/main.ts", REPO_ROOT).pathname,
     ...args,
@@ -47,7 +49,7 @@ export async function runCliInPty(
   const env: Record<string, string> = { TERM: "xterm-256color", ...opts.env };
   const out = await new Deno.Command(script, {
     args: ["-q", "-e", "-f", "-c", argv.map(shQuote).join(" "), "/dev/null"],
-    cwd: REPO_ROOT.pathname,
+    cwd: opts.cwd ?? REPO_ROOT.pathname,
     env,
     stdin: "null",
     stdout: "piped",
@@ -87,12 +89,14 @@ export async function runScenarioCommand(
   const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
   const tmp = await Deno.makeTempDir({ prefix: `ff-e2e-${name}-` });
   try {
-    const local = `${tmp}/${s.run.local}.kubeconfig`;
-    await Deno.writeTextFile(local, served.kubeconfigYaml(s.run.local));
+    // The CLI runs in the temporary folder and names the kubeconfigs relatively: the fix commands
+    // quote them, and goldens must not depend on a random path (nor its length: text wraps).
+    const local = `${s.run.local}.kubeconfig`;
+    await Deno.writeTextFile(`${tmp}/${local}`, served.kubeconfigYaml(s.run.local));
     const args = [command, "--kubeconfig", local];
     if (s.run.remote) {
-      const remote = `${tmp}/${s.run.remote}.kubeconfig`;
-      await Deno.writeTextFile(remote, served.kubeconfigYaml(s.run.remote));
+      const remote = `${s.run.remote}.kubeconfig`;
+      await Deno.writeTextFile(`${tmp}/${remote}`, served.kubeconfigYaml(s.run.remote));
       args.push("--remote-kubeconfig", remote);
     }
     const own = typeof opts.args === "function" ? opts.args(tmp) : opts.args ?? [];
@@ -103,8 +107,8 @@ export async function runScenarioCommand(
     await opts.before?.(tmp);
     const permissions = opts.permissions ?? CLI_PERMISSIONS;
     const run = opts.pty
-      ? await runCliInPty(args, { env: opts.env, permissions })
-      : await runCli(args, { env: opts.env, permissions });
+      ? await runCliInPty(args, { env: opts.env, permissions, cwd: tmp })
+      : await runCli(args, { env: opts.env, permissions, cwd: tmp });
     await opts.after?.(tmp, run);
     return run;
   } finally {
@@ -148,6 +152,8 @@ export function normalise(text: string, suffix: string): string {
   let s = text
     .replace(ISO_TIME, "<time>")
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>")
+    // The per-run temporary directory of the kubeconfigs (remediation commands and the command line name them).
+    .replace(/[^\s'"]*\/ff-e2e-[\w.-]*?-[0-9a-f]{8,}/g, "<tmp>")
     .replace(/\+?\d+ B(\/s)?\b/g, (_m, rate) => `<n> B${rate ?? ""}`)
     .replace(new RegExp(`(?<![\\w.])${VERSION.replace(/\./g, "\\.")}(?![\\w.])`, "g"), "<version>");
   switch (suffix) {
@@ -158,11 +164,14 @@ export function normalise(text: string, suffix: string): string {
       s = s.replace(/^(\s*)durationMs: \d+(\.\d+)?$/gm, "$1durationMs: 0");
       break;
     case "xml":
-      s = s.replace(/ time="\d+\.\d+"/g, ` time="0.000"`);
+      s = s.replace(/ time="\d+\.\d+"/g, ` time="0.000"`)
+        .replace(/&lt;(time|age|tmp|port|version|n|duration)&gt;/g, "<$1>");
       break;
     case "md":
     case "html":
-      s = s.replace(new RegExp(` · (?:${RUN_DURATION}) · exit code`, "g"), " · <duration> · exit code");
+      s = s.replace(new RegExp(` · (?:${RUN_DURATION}) · exit code`, "g"), " · <duration> · exit code")
+        // Rendered from an already normalised report, the placeholders come back escaped.
+        .replace(/&lt;(time|age|tmp|port|version|n|duration)&gt;/g, "<$1>");
       break;
     default: // text
       s = s.replace(new RegExp(`\\((?:${RUN_DURATION})\\)$`, "gm"), "(<duration>)");

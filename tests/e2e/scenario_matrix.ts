@@ -11,25 +11,27 @@ import { loadScenario } from "../../demo/fakekube/scenario.ts";
 import { registerShardFilesTest, scenariosOfShard } from "./shards.ts";
 import { assertExpected, runScenario } from "./harness.ts";
 import { assertAllFormats } from "./formats.ts";
+import { assertTextLayout } from "./text_layout.ts";
 import type { FakeCluster } from "../../demo/fakekube/server.ts";
 import { assertDiagnosis, diagnosisExpectation } from "./diagnosis_expect.ts";
 
-/** Asserts a passive run: only GETs (exec is a GET upgrade), and each list path requested once. */
+/**
+ * Asserts a passive run: only GETs (exec is a GET upgrade), and each list — a (path, selectors),
+ * namespaced lists included — requested once (continuation pages excepted).
+ */
 export function assertPassiveAndListedOnce(name: string, cluster: FakeCluster): void {
   const writes = cluster.requests.filter((r) => r.method !== "GET");
   assert.deepEqual(writes, [], `${name}/${cluster.name}: a passive run issued non-GET requests`);
   const lists = new Map<string, number>();
   for (const r of cluster.requests) {
-    if (r.upgrade || r.path.includes("/namespaces/") || r.path.endsWith("/version")) continue;
+    if (r.upgrade || r.path.endsWith("/log") || r.path.endsWith("/version")) continue;
     const q = new URLSearchParams(r.query);
-    if (q.get("continue")) continue; // later pages of the same list
-    const segs = r.path.split("/").filter(Boolean);
-    // list paths: /api/v1/<plural> or /apis/<g>/<v>/<plural>
-    const isList = (segs[0] === "api" && segs.length === 3) || (segs[0] === "apis" && segs.length === 4);
-    if (isList) lists.set(r.path, (lists.get(r.path) ?? 0) + 1);
+    if (q.get("continue") || !q.has("limit")) continue; // later pages; discovery documents
+    const key = `${r.path}?${q.get("labelSelector") ?? ""}&${q.get("fieldSelector") ?? ""}`;
+    lists.set(key, (lists.get(key) ?? 0) + 1);
   }
-  for (const [path, n] of lists) {
-    assert.equal(n, 1, `${name}/${cluster.name}: ${path} listed ${n} times in one run`);
+  for (const [key, n] of lists) {
+    assert.equal(n, 1, `${name}/${cluster.name}: ${key} listed ${n} times in one run`);
   }
 }
 
@@ -61,6 +63,7 @@ async function registerScenarioTest(name: string): Promise<void> {
       );
       assert.deepEqual(keys.filter((k: string, i: number) => keys.indexOf(k) !== i), [], "each result once");
       assertAllFormats(run.report, name);
+      assertTextLayout(run.report, name);
       for (const c of Object.values(run.served.clusters)) if (c) assertPassiveAndListedOnce(name, c);
     },
   });

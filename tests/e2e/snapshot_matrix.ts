@@ -107,7 +107,7 @@ async function inProcess(s: Scenario, dir: string): Promise<{ live: Report; offl
       liveRun(),
       runCollectCommand({
         ...flags,
-        output: bundle,
+        outputFile: bundle,
         sampleInterval: SAMPLE_INTERVAL,
         timeout: "30s",
         quiet: true,

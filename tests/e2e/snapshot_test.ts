@@ -52,7 +52,15 @@ async function capture(s: Scenario, dir: string, collectArgs: string[] = []): Pr
     const bundle = `${dir}/bundle.tar.gz`;
     const [live, collect] = await Promise.all([
       runCli(["check", ...target, "-o", "json", ...checkArgs(s)]),
-      runCli(["collect", ...target, "-o", bundle, "--sample-interval", SAMPLE_INTERVAL, ...collectArgs], {
+      runCli([
+        "collect",
+        ...target,
+        "--output-file",
+        bundle,
+        "--sample-interval",
+        SAMPLE_INTERVAL,
+        ...collectArgs,
+      ], {
         permissions: [...CLI_PERMISSIONS, `--allow-write=${dir}`],
       }),
     ]);
@@ -270,7 +278,7 @@ Deno.test({
   name: "collect without --allow-write: one line naming --allow-write, exit 3",
   ...opts,
   fn: async () => {
-    const r = await runCli(["collect", "--kubeconfig", "/nonexistent", "-o", "/tmp/ff-never.tar.gz"]);
+    const r = await runCli(["collect", "--kubeconfig", "/nonexistent", "-f", "/tmp/ff-never.tar.gz"]);
     assert.equal(r.code, 3);
     const lines = r.stderr.trim().split("\n");
     assert.equal(lines.length, 1, r.stderr);

@@ -1,123 +1,129 @@
 /**
- * Text output on a terminal and through a pipe, and the -v / -q text modes.
+ * Text output on a terminal and through a pipe, and the -v / -q / machine-format side channels.
  *
- * - Through a pipe: no escape code at all, the whole report at the end.
- * - On a terminal (forced with FORCE_TTY=1 FORCE_COLOR=1, and for real in a pseudo-terminal made
- *   by util-linux `script`): a spinner naming the running checks while they run, and — once the
- *   escape codes are interpreted — the same check lines, count line and diagnosis as the pipe run.
+ * - On a terminal (a real pseudo-terminal, 80 columns, made by util-linux `script`): while the
+ *   checks run, one progress line redrawn in place (`connecting to …`, then how many checks are
+ *   done and which are running); at the end the screen holds the same ordered, grouped report as a
+ *   pipe gets — catalog order, one header per layer, nothing wider than the terminal — compared
+ *   with the golden screen tests/golden/<scenario>.screen.txt. With colours and with NO_COLOR=1.
+ * - Through a pipe: no escape code, no progress line; the `connecting to …` line on stderr.
  */
 import assert from "node:assert/strict";
-import { normalise, runScenarioCommand, scriptPath, stripAnsi, terminalView } from "./scenario_cli.ts";
+import { normalise, runScenarioCommand, stripAnsi } from "./scenario_cli.ts";
+import { checkInPty, screenOf } from "./screen.ts";
 import type { CliRun } from "./harness.ts";
+import { LAYER_TITLES, LAYERS } from "../../report/model.ts";
 
 const SCENARIO = "gw-lb-pending";
-const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running [A-Z]+-\d+/;
+const COLS = 80;
+const GOLDEN_SCREEN = new URL(`../golden/${SCENARIO}.screen.txt`, import.meta.url);
+const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
+const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \d+ checks? done(?: \([^)]*\))?(?: · running [A-Z]+-\d+)?/;
+const CONNECTING = /connecting to https:\/\/127\.0\.0\.1:\d+ \(context [\w-]+\)…/;
 const CHECK_LINE = /^ {2}([✓!✗?-]) ([A-Z]+-\d+) +(.*?)(?: {2,}\[.*\])?$/;
-const ALL_OK_LINE = /^ {2}✓ all ok +((?:[A-Z]+-\d+ ?)+)(?: {2,}\[.*\])?$/;
+// deno-lint-ignore no-control-regex
+const SGR = /\x1b\[[0-9;]*m/;
 
-/**
- * `mark ID` of every check, sorted: one line per check on a terminal, while the final report
- * folds a layer's passing checks into one `✓ all ok  ID ID …` line.
- */
-function checkLines(text: string): string[] {
-  return text.split("\n").flatMap((l) => {
-    const line = l.trimEnd();
-    const ok = ALL_OK_LINE.exec(line);
-    if (ok) return ok[1].trim().split(/ +/).map((id) => `✓ ${id}`);
-    const m = CHECK_LINE.exec(line);
-    return m ? [`${m[1]} ${m[2]}`] : [];
-  }).sort();
+/** The layer headers of a text report, in the order printed. */
+function layerHeaders(text: string): string[] {
+  const titles = new Set<string>(Object.values(LAYER_TITLES));
+  return text.split("\n").map((l) => l.trim()).filter((l) => titles.has(l));
 }
 
-/** From the rule to the end: count line (duration normalised) and diagnosis. */
-function tail(text: string): string {
-  const lines = text.replace(/\r\n/g, "\n").trimEnd().split("\n");
-  const rule = lines.findLastIndex((l) => /^ ─+$/.test(l));
-  return lines.slice(rule).join("\n").replace(/\([^()]*\)$/m, "(<duration>)");
+/** Asserts the final screen: golden, nothing wrapped by the terminal, no progress line left. */
+async function assertScreen(run: CliRun, what: string): Promise<string> {
+  assert.equal(run.code, 2, `${what}: exit code\n${run.stdout}`);
+  const screen = screenOf(run.stdout, COLS);
+  assert.ok(!screen.wrapped, `${what}: a line ran past column ${COLS} and wrapped`);
+  const shown = normalise(screen.text(), "txt");
+  assert.doesNotMatch(shown, SPINNER, `${what}: the progress line was not erased`);
+  assert.doesNotMatch(shown, /connecting to/, `${what}: the connecting line was not erased`);
+  // Ordered and grouped: each layer once, in catalog order.
+  const headers = layerHeaders(shown);
+  assert.deepEqual(headers, LAYERS.map((l) => LAYER_TITLES[l]).filter((t) => headers.includes(t)), what);
+  assert.ok(headers.length >= 6, `${what}: layer headers ${headers}`);
+  if (UPDATE) await Deno.writeTextFile(GOLDEN_SCREEN, shown);
+  const want = await Deno.readTextFile(GOLDEN_SCREEN);
+  assert.equal(shown, want, `${what}: the screen differs from tests/golden/${SCENARIO}.screen.txt`);
+  return shown;
 }
 
-/** Non-pass summaries, evidence (`·`) and fixes (`⚑`) lines, whitespace-trimmed, as a set. */
-function detailLines(text: string): Set<string> {
-  return new Set(
-    text.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("·") || l.startsWith("⚑")),
-  );
-}
+Deno.test({
+  name: `terminal (pty, ${COLS} columns): progress line while running, then the ordered report (${SCENARIO})`,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const [color, noColor] = await Promise.all([
+      checkInPty(SCENARIO, [], { cols: COLS }),
+      checkInPty(SCENARIO, [], { cols: COLS, env: { NO_COLOR: "1" } }),
+    ]);
+    for (const [run, what] of [[color, "colour"], [noColor, "NO_COLOR=1"]] as const) {
+      const raw = stripAnsi(run.stdout);
+      assert.match(raw, CONNECTING, `${what}: the first progress text names the API server and context`);
+      assert.match(raw, SPINNER, `${what}: progress frames count the checks done`);
+      assert.ok(raw.indexOf("connecting to") < raw.search(SPINNER), `${what}: connecting comes first`);
+      // Results are not streamed: the whole stream holds each layer header exactly once.
+      for (const layer of LAYERS) {
+        const n = raw.split(/\r?\n/).filter((l) =>
+          l.replace(/^.*\r/, "").trim() === LAYER_TITLES[layer]
+        ).length;
+        assert.ok(n <= 1, `${what}: ${LAYER_TITLES[layer]} printed ${n} times`);
+      }
+      await assertScreen(run, what);
+    }
+    assert.match(color.stdout, SGR, "colours on a terminal");
+    assert.doesNotMatch(noColor.stdout, SGR, "NO_COLOR=1: no colour codes at all");
+  },
+});
 
-function assertSameContent(ttyRaw: string, plainRaw: string): void {
-  const tty = normalise(ttyRaw, "txt"), plain = normalise(plainRaw, "txt");
-  assert.deepEqual(checkLines(tty), checkLines(plain), "the same checks with the same statuses");
-  assert.ok(checkLines(plain).length > 10, "the plain run printed check lines");
-  assert.equal(tail(tty), tail(plain), "the same count line and diagnosis");
-  for (const l of detailLines(plain)) assert.ok(detailLines(tty).has(l), `TTY run lacks ${l}`);
-}
+Deno.test({
+  name: "terminal: a hung API server shows `connecting to …`; the --timeout error then replaces that line",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const run = await checkInPty(SCENARIO, ["--timeout", "1s"], { cols: COLS, latencyMs: 2_500 });
+    assert.equal(run.code, 3, run.stdout);
+    assert.match(stripAnsi(run.stdout), CONNECTING, "the progress line said what it waits for");
+    const screen = screenOf(run.stdout, COLS).text();
+    assert.match(screen, /^flyingfish: the run did not finish within --timeout 1s/, screen);
+    assert.doesNotMatch(screen, /connecting to|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/, "the progress line was erased first");
+  },
+});
 
 let plainRun: Promise<CliRun> | null = null;
 function plain(): Promise<CliRun> {
-  plainRun ??= runScenarioCommand(SCENARIO, "check", { args: ["-o", "text"] });
+  plainRun ??= runScenarioCommand(SCENARIO, "check", { args: ["-o", "text"], env: { NO_COLOR: "" } });
   return plainRun;
 }
 
 Deno.test({
-  name: `text through a pipe has no escape codes (${SCENARIO})`,
+  name: `text through a pipe: no escape code, no progress line, "connecting to …" on stderr (${SCENARIO})`,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    // NO_COLOR unset: the pipe alone must turn colours and the live checklist off.
-    const r = await runScenarioCommand(SCENARIO, "check", { args: ["-o", "text"], env: { NO_COLOR: "" } });
+    // NO_COLOR unset: the pipe alone must turn colours and the progress line off.
+    const r = await plain();
     assert.equal(r.code, 2, r.stderr);
     assert.ok(!r.stdout.includes("\x1b"), "no escape code");
     assert.doesNotMatch(r.stdout, /\r/);
-    assert.doesNotMatch(r.stdout, SPINNER);
+    assert.doesNotMatch(r.stdout + r.stderr, SPINNER);
+    assert.match(r.stdout, /^ cluster [\w-]+ · context [\w-]+ · https:\/\/127\.0\.0\.1:\d+ · Liqo v[\d.]+\n/);
     assert.match(r.stdout, /diagnosis ✗ GW-02/);
-    assertSameContent(r.stdout, (await plain()).stdout);
+    assert.match(r.stderr.trim(), new RegExp(`^${CONNECTING.source}$`), "one stderr line");
+    for (const l of r.stdout.split("\n")) assert.ok([...l].length <= 100, `wider than 100 columns: ${l}`);
   },
 });
 
 Deno.test({
-  name: `FORCE_TTY=1 FORCE_COLOR=1: spinner and colours while running, same final content (${SCENARIO})`,
+  name: `-v shows evidence for passing checks; -q prints only the counts and the diagnosis; ` +
+    `-o json: context on stderr (${SCENARIO})`,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const [tty, p] = await Promise.all([
-      runScenarioCommand(SCENARIO, "check", {
-        args: ["-o", "text"],
-        env: { FORCE_TTY: "1", FORCE_COLOR: "1", NO_COLOR: "" },
-      }),
-      plain(),
-    ]);
-    assert.equal(tty.code, 2, tty.stderr);
-    assert.ok(tty.stdout.includes("\x1b["), "colours on");
-    assert.match(stripAnsi(tty.stdout), SPINNER, "spinner frames name the running checks");
-    assert.ok(tty.stdout.includes("\r\x1b[2K"), "the spinner line is rewritten in place");
-    assertSameContent(terminalView(tty.stdout), p.stdout);
-  },
-});
-
-Deno.test({
-  name: `in a real pseudo-terminal: live checklist, same final content (${SCENARIO})`,
-  ignore: scriptPath() === null,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    const [tty, p] = await Promise.all([
-      runScenarioCommand(SCENARIO, "check", { args: ["-o", "text"], env: { NO_COLOR: "" }, pty: true }),
-      plain(),
-    ]);
-    assert.equal(tty.code, 2, tty.stdout + tty.stderr);
-    assert.ok(tty.stdout.includes("\x1b["), "colours on a terminal");
-    assert.match(stripAnsi(tty.stdout), SPINNER, "spinner frames");
-    assertSameContent(terminalView(tty.stdout.replace(/\r\n/g, "\n")), p.stdout);
-  },
-});
-
-Deno.test({
-  name: `-v shows evidence for passing checks; -q prints only the counts and the diagnosis (${SCENARIO})`,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    const [v, q, p] = await Promise.all([
+    const [v, q, json, p] = await Promise.all([
       runScenarioCommand(SCENARIO, "check", { args: ["-o", "text", "-v"] }),
       runScenarioCommand(SCENARIO, "check", { args: ["-o", "text", "-q"] }),
+      runScenarioCommand(SCENARIO, "check", { args: ["-o", "json"] }),
       plain(),
     ]);
     // A passing check: no detail lines by default, evidence with -v.
@@ -137,13 +143,22 @@ Deno.test({
     assert.ok(ev.some((l) => l.startsWith("·")), `-v: evidence under ENV-01:\n${ev.join("\n")}`);
     assert.match(v.stdout, /MANUAL TEST CHEAT SHEET/);
     assert.match(v.stdout, / PEERING/);
+    assert.match(v.stdout, /^ flyingfish \S+ · \S+\n cluster [\w-]+ · context /);
 
     const lines = q.stdout.trimEnd().split("\n");
     assert.match(lines[0], /^ \d+ passed ⋅ \d+ warnings? ⋅ 1 failed ⋅ \d+ skipped ⋅ \d+ unknown \(/);
     assert.equal(lines[1], "");
     assert.match(lines[2], /^ diagnosis ✗ GW-02 /);
     assert.ok(lines.slice(3).every((l) => l.trimStart().startsWith("⚑")), q.stdout);
-    assert.equal(checkLines(q.stdout).length, 0, "-q: no check lines");
+    assert.equal(lines.filter((l) => CHECK_LINE.test(l)).length, 0, "-q: no check lines");
     assert.equal(q.code, 2);
+    assert.equal(q.stderr, "", "-q: nothing on stderr");
+
+    // Machine formats: stdout is the document alone; what was checked goes to stderr.
+    assert.equal(JSON.parse(json.stdout).diagnosis.id, "GW-02");
+    const err = json.stderr.trimEnd().split("\n");
+    assert.match(err[0], CONNECTING);
+    assert.match(err[1], /^ cluster [\w-]+ · context [\w-]+ · https:\/\/127\.0\.0\.1:\d+ · Liqo v[\d.]+$/);
+    assert.equal(err.length, 2, json.stderr);
   },
 });

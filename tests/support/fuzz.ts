@@ -7,6 +7,7 @@ import type { Parameters } from "fast-check";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { ClusterSource, K8sObject } from "../../kube/source.ts";
 import { BASE_TIME } from "./fixtures.ts";
+import { scopeMatcher } from "../../kube/selectors.ts";
 
 /** The seed of every fuzz property: fixed, so CI runs are reproducible; `FUZZ_SEED=<int>` overrides. */
 export const FUZZ_SEED: number = envInt("FUZZ_SEED") ?? 0x5eed_f15;
@@ -54,10 +55,10 @@ export function memorySource(lists: ReadonlyMap<KindId, unknown[]>, context: str
     endpoint: { context, server: "https://127.0.0.1:6443" },
     now: () => new Date(BASE_TIME.getTime()),
     isSnapshot: false,
-    list(spec) {
+    list(spec, scope) {
       const id = (Object.keys(KINDS) as KindId[]).find((k) => KINDS[k] === spec);
-      const items = (id ? lists.get(id) : undefined) ?? [];
-      return Promise.resolve({ ok: true, items: structuredClone(items) as K8sObject[] });
+      const items = structuredClone((id ? lists.get(id) : undefined) ?? []) as K8sObject[];
+      return Promise.resolve({ ok: true, items: scope ? items.filter(scopeMatcher(scope)) : items });
     },
     discovery: (groups) =>
       Promise.resolve({

@@ -4,7 +4,8 @@
  * metadata.name, metadata.namespace, spec.nodeName, status.phase, and for events type,
  * involvedObject.kind, involvedObject.name, involvedObject.namespace.
  */
-import type { K8sObject } from "../../kube/source.ts";
+import type { ListScope } from "./kinds.ts";
+import type { K8sObject } from "./source.ts";
 
 /** An object predicate built from a selector. */
 export type Matcher = (o: K8sObject) => boolean;
@@ -111,4 +112,18 @@ export function parseFieldSelector(sel: string): Matcher {
 /** One field of an untyped object part (spec, status), if it is an object. */
 export function field(part: unknown, name: string): unknown {
   return part && typeof part === "object" ? (part as Record<string, unknown>)[name] : undefined;
+}
+
+/** The objects one scoped list selects (its namespace, label and field selectors), as the server would. */
+export function scopeMatcher(scope: ListScope): Matcher {
+  const label = scope.labelSelector ? parseLabelSelector(scope.labelSelector) : null;
+  const fields = scope.fieldSelector ? parseFieldSelector(scope.fieldSelector) : null;
+  return (o) => {
+    try {
+      return (scope.namespace === undefined || o.metadata?.namespace === scope.namespace) &&
+        (label === null || label(o)) && (fields === null || fields(o));
+    } catch {
+      return false; // an object too malformed to be selected is not selected
+    }
+  };
 }

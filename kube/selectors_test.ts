@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { K8sObject } from "../../kube/source.ts";
+import type { K8sObject } from "./source.ts";
 import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selectors.ts";
 
 function event(name: string, type: string, kind: string, objName: string, objNs: string): K8sObject {

@@ -1,0 +1,56 @@
+/**
+ * The overall `--timeout` of a command that talks to clusters. Each API request and exec has its
+ * own bound (`--request-timeout`); this one bounds the whole run, so a command never hangs longer
+ * than the user allowed. When it expires, the connections registered so far are closed (their
+ * pending requests fail) and the command ends with a tool error (exit 3): no partial report, which
+ * could pass for a complete one.
+ */
+import { ToolError } from "../errors.ts";
+
+/** `0` on a timeout flag means no limit: the longest delay a timer accepts (~24.8 days). */
+export const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Registers a clean-up (closing a source) to run if the deadline expires. */
+export type OnExpiry = (cleanup: () => Promise<void> | void) => void;
+
+/**
+ * Runs `work` within `ms` milliseconds (`flag` is the value the user gave, for the message);
+ * `NO_TIMEOUT_MS` runs it without a deadline.
+ */
+export async function withDeadline<T>(
+  ms: number,
+  flag: string,
+  work: (onExpiry: OnExpiry) => Promise<T>,
+): Promise<T> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let expired = false;
+  const clean = (c: () => Promise<void> | void): Promise<void> => Promise.resolve().then(c).catch(() => {});
+  const running = work((c) => {
+    // Registered after expiry (a connection that opened too late): close it at once.
+    if (expired) void clean(c);
+    else cleanups.push(c);
+  });
+  if (ms >= NO_TIMEOUT_MS) return await running;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      expired = true;
+      reject(
+        new ToolError(
+          `the run did not finish within --timeout ${flag} and was stopped: raise --timeout (0 = no limit); ` +
+            `each API request and exec is bounded by --request-timeout`,
+        ),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([running, deadline]);
+  } finally {
+    clearTimeout(timer);
+    if (expired) {
+      // The work is abandoned: close what it opened so its requests stop, and ignore how it ends.
+      running.catch(() => {});
+      for (const c of cleanups.splice(0)) await clean(c);
+    }
+  }
+}

@@ -1,0 +1,385 @@
+/**
+ * The FlyingFish command tree (commander). Only commander is imported up front: every command loads
+ * its own modules when it runs, so `--help` stays fast. The entry point is cli/main.ts.
+ */
+import { Command, InvalidArgumentError, Option, type OptionValues } from "@commander-js/extra-typings";
+import { VERSION } from "../version.ts";
+import { PermissionError, ToolError, toToolError } from "../errors.ts";
+import { errorDocumentText, formatToolError, requestedDocumentFormat } from "./errors.ts";
+import { envValue, writeOut } from "./output.ts";
+import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, REPORT_FORMATS } from "./defaults.ts";
+
+/** Output formats of `check` and `demo`. */
+const FORMATS = ["text", "json", "yaml", "markdown", "junit"] as const;
+
+/** A value that looks like a file name rather than a format. */
+function looksLikeFile(v: string): boolean {
+  return /[./\\]/.test(v);
+}
+
+/**
+ * `-o, --output <format>`: the output format, on every command. A value that is not one of the
+ * formats is a usage error (exit 3) — never a file silently named after it — and when it looks like a
+ * file name the message says how to write a file instead.
+ */
+function formatOption<const T extends readonly string[]>(formats: T, fileHint: (v: string) => string) {
+  return new Option("-o, --output <format>", "output format").choices(formats).argParser((v): T[number] => {
+    if ((formats as readonly string[]).includes(v)) return v;
+    throw new InvalidArgumentError(
+      `Allowed formats are ${formats.join(", ")}.${looksLikeFile(v) ? ` ${fileHint(v)}` : ""}`,
+    );
+  });
+}
+
+/** Collects a repeatable list flag (`--only A,B --only C`). */
+function collectList(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `--request-timeout` and `--timeout`, on every command that talks to a cluster. */
+function withTimeoutOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return cmd
+    .option(
+      "--request-timeout <duration>",
+      "bound of each API request and exec, like kubectl's (0 = none)",
+      DEFAULT_REQUEST_TIMEOUT,
+    )
+    .option(
+      "--timeout <duration>",
+      "bound of the whole run: past it, exit 3 (0 = none)",
+      DEFAULT_RUN_TIMEOUT,
+    );
+}
+
+/** The kubeconfig options of a command that reads one cluster or both ends of a peering. */
+function withKubeconfigOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+  verb: "check" | "capture",
+) {
+  return cmd
+    .option(
+      "--kubeconfig <path>",
+      `kubeconfig of the cluster to ${verb} (default: $KUBECONFIG, ~/.kube/config)`,
+    )
+    .option("--context <name>", "kubeconfig context (default: current-context)")
+    .option(
+      "--remote-kubeconfig <path>",
+      `kubeconfig of the other end of the peering: ${
+        verb === "check" ? "correlates" : "captures"
+      } both sides`,
+    )
+    .option("--remote-context <name>", "context in the remote kubeconfig");
+}
+
+/** What `check` and `report` diagnose: the kubeconfig options, `--snapshot` and `--peer`. */
+function withSourceOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return withKubeconfigOptions(cmd, "check")
+    .option(
+      "--snapshot <bundle>",
+      "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
+    )
+    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)");
+}
+
+/** How `check` and `report` run the checks: timeouts, sampling, thresholds and network probes. */
+function withRunOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return withTimeoutOptions(cmd)
+    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
+    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
+    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen");
+}
+
+/** Builds the command tree (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("flyingfish")
+    .description(
+      "Diagnose Liqo inter-cluster connectivity: walks every layer of a peering and points at the first broken link.",
+    )
+    .version(VERSION, "--version")
+    .showHelpAfterError("(see --help)")
+    // Help is plain text: commander's own colour detection reads CLICOLOR_FORCE & co. from the
+    // environment, which without --allow-env is a permission error (or a prompt on a terminal).
+    .configureOutput({ getOutHasColors: () => false, getErrHasColors: () => false })
+    .exitOverride();
+
+  const check = withSourceOptions(
+    program.command("check")
+      .description("run every check against one cluster (or both ends of a peering) and print the diagnosis"),
+  )
+    .addOption(
+      formatOption(FORMATS, (v) => `To save the output in a file, redirect it: -o json > ${v}`).default(
+        "text" as const,
+      ),
+    )
+    .option(
+      "--only <ids>",
+      "run only these checks (IDs or layers, comma-separated; what they need runs too)",
+      collectList,
+    )
+    .option(
+      "--skip <ids>",
+      "do not run these checks (IDs or layers); what needs them is not run",
+      collectList,
+    );
+  withRunOptions(check)
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .option("-v, --verbose", "show evidence for passing checks too")
+    .option("-q, --quiet", "print only the diagnosis and the counts")
+    .action(async (opts) => {
+      const { runCheckCommand } = await import("./check.ts");
+      Deno.exitCode = await runCheckCommand(opts);
+    });
+
+  const report = program.command("report")
+    .description(
+      "run the check and write a self-contained incident report (HTML, or Markdown) to a file or stdout",
+    )
+    .addOption(
+      formatOption(REPORT_FORMATS, (v) => `To write the report to a file, use --output-file ${v}.`),
+    )
+    .option(
+      "-f, --output-file <file>",
+      "file to write (needs --allow-write; format from its extension when -o is absent: .md → markdown, else html); stdout when absent or -",
+    )
+    // The first spelling of the format flag: it cannot be misread, so it stays (out of the help).
+    .addOption(new Option("--format <format>").choices(REPORT_FORMATS).hideHelp());
+  withRunOptions(withSourceOptions(report))
+    .action(async (opts) => {
+      const { runReportCommand } = await import("./report_cmd.ts");
+      Deno.exitCode = await runReportCommand(opts);
+    });
+
+  const collect = program.command("collect")
+    .description(
+      "capture a redacted snapshot of one or both clusters into a .tar.gz bundle, for `check --snapshot` later, elsewhere",
+    );
+  const collectWith = withKubeconfigOptions(collect, "capture")
+    .option("--peer <clusterID...>", "only sample the gateways of these peers (lists are always complete)")
+    .option(
+      "-f, --output-file <file>",
+      "bundle to write (needs --allow-write); default flyingfish-bundle-<time>.tar.gz",
+    )
+    // `-o` names a format everywhere: here it is refused with the flag to use instead.
+    .addOption(new Option("-o, --output <value>").hideHelp())
+    .option("--redact-ips", "pseudonymise IPv4 addresses (keyed, prefix-preserving; loopback kept)")
+    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s");
+  withTimeoutOptions(collectWith)
+    .option("-q, --quiet", "no progress and no summary line")
+    .action(async (opts) => {
+      const { runCollectCommand } = await import("./collect.ts");
+      Deno.exitCode = await runCollectCommand(opts);
+    });
+
+  const serve = withKubeconfigOptions(
+    program.command("serve").description(
+      "re-check every --interval and serve Prometheus /metrics, the report (/report JSON, / HTML), /healthz and /readyz; in a pod with no kubeconfig, uses its service account",
+    ),
+    "check",
+  )
+    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
+    .option("--listen <[host]:port>", "address to serve on (:9464 = every interface)", ":9464")
+    .option("--interval <duration>", "time between the starts of two rounds", "30s")
+    .option(
+      "--service-account-dir <dir>",
+      "in-cluster credentials (default /var/run/secrets/kubernetes.io/serviceaccount)",
+    )
+    .option(
+      "--request-timeout <duration>",
+      "bound of each API request and exec (0 = none)",
+      DEFAULT_REQUEST_TIMEOUT,
+    )
+    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
+    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
+    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen");
+  serve.action(async (opts) => {
+    const { runServeCommand } = await import("./serve_cmd.ts");
+    Deno.exitCode = await runServeCommand(opts);
+  });
+
+  withKubeconfigOptions(
+    program.command("watch").description(
+      "re-check every --interval: a live dashboard on a terminal, JSON lines (transitions, heartbeats) otherwise",
+    ),
+    "check",
+  )
+    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
+    .option("--interval <duration>", "time between the starts of two rounds", "30s")
+    .addOption(
+      formatOption(["text", "jsonl"] as const, (v) => `To save it, redirect it: -o jsonl > ${v}`).default(
+        "text" as const,
+      ),
+    )
+    .addOption(
+      new Option("--until <condition>", "stop when the peering is healthy, or has a failure (exit 0)")
+        .choices(["healthy", "failure"] as const),
+    )
+    .option(
+      "--timeout <duration>",
+      "stop after this long; with --until, exit 1 (default with --until: 10m; 0 = none)",
+    )
+    .option("--flap-threshold <n>", "more status changes than this within --flap-window is flapping", "3")
+    .option("--flap-window <duration>", "the flapping window", "10m")
+    .option(
+      "--request-timeout <duration>",
+      "bound of each API request and exec (0 = none)",
+      DEFAULT_REQUEST_TIMEOUT,
+    )
+    .option(
+      "--sample-interval <duration>",
+      "time between the two `wg show` samples (TUN-03), within --interval",
+      "3s",
+    )
+    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
+    .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen")
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .action(async (opts) => {
+      const { runWatchCommand } = await import("./watch_cmd.ts");
+      Deno.exitCode = await runWatchCommand(opts);
+    });
+
+  program.command("checks")
+    .description("list the check catalog")
+    .addOption(
+      formatOption(["text", "json"] as const, (v) => `To save it, redirect it: -o json > ${v}`).default(
+        "text" as const,
+      ),
+    )
+    .action(async (opts) => {
+      const { printCatalog } = await import("./catalog_cmd.ts");
+      printCatalog(opts.output);
+    });
+
+  program.command("explain")
+    .description("what a check reads, how it decides, what blocks it, and how to fix what it finds")
+    .argument("<id>", "check ID, e.g. GW-02 (any case: tun-02)")
+    .action(async (id) => {
+      const { explain } = await import("./catalog_cmd.ts");
+      Deno.exitCode = explain(id);
+    });
+
+  program.command("demo")
+    .description("run the full check against an embedded fake cluster (no cluster needed)")
+    .argument("[scenario]", "scenario name (see `flyingfish demo --list`)", "gw-lb-pending")
+    .option("--list", "list the embedded scenarios")
+    .addOption(
+      formatOption(FORMATS, (v) => `To save the output in a file, redirect it: -o json > ${v}`).default(
+        "text" as const,
+      ),
+    )
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .option("-v, --verbose", "show evidence for passing checks too")
+    .action(async (scenario, opts) => {
+      const { runDemo } = await import("./demo.ts");
+      Deno.exitCode = await runDemo(scenario, opts);
+    });
+
+  program.command("schema")
+    .description("print the JSON Schema of what -o json prints: the report, or the error document (exit 3)")
+    .action(async () => {
+      const { publishedSchema } = await import("../report/error_doc.ts");
+      console.log(JSON.stringify(publishedSchema(), null, 2));
+    });
+
+  program.command("version")
+    .description(
+      "print the FlyingFish, Deno and git commit versions; with --kubeconfig/--context, the cluster's Kubernetes and Liqo versions",
+    )
+    .option("--kubeconfig <path>", "kubeconfig of the cluster to ask (default: $KUBECONFIG, ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context (default: current-context)")
+    .option("--request-timeout <duration>", "bound of each API request (0 = none)", DEFAULT_REQUEST_TIMEOUT)
+    .action(async (opts) => {
+      const { printVersion } = await import("./version_cmd.ts");
+      await printVersion(opts);
+    });
+
+  program.command("completion")
+    .description("print a shell completion script (bash, zsh or fish)")
+    .argument("<shell>", "bash, zsh or fish")
+    .action(async (shell) => {
+      const { printCompletion } = await import("./completion.ts");
+      await printCompletion(program, shell);
+    });
+
+  return program;
+}
+
+/**
+ * `deno task` runs in the directory of deno.json and records the caller's directory in INIT_CWD:
+ * go back there so relative paths (`--kubeconfig ./rome.yaml`, `-o bundle.tar.gz`) mean what the
+ * user typed.
+ */
+function restoreCallerDirectory(): void {
+  const dir = envValue("INIT_CWD");
+  if (!dir) return;
+  try {
+    // Only when started by the task, i.e. in the project directory: INIT_CWD is inherited by every
+    // process a task starts, and a CLI started elsewhere (by a script run from a task) stays there.
+    const root = decodeURIComponent(new URL("../", import.meta.url).pathname).replace(/\/$/, "");
+    if (new URL("../", import.meta.url).protocol !== "file:" || Deno.cwd() !== root) return;
+    Deno.chdir(dir);
+  } catch {
+    // no read permission for it: relative paths then resolve against the task directory
+  }
+}
+
+/** Runs the CLI with the given arguments; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  restoreCallerDirectory();
+  const program = buildProgram();
+  try {
+    await program.parseAsync(args, { from: "user" });
+    return typeof Deno.exitCode === "number" ? Deno.exitCode : 0;
+  } catch (err) {
+    // commander signals help/version/usage through exceptions when exitOverride is on.
+    const code = (err as { code?: string; exitCode?: number }).code;
+    if (code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help") {
+      return 0;
+    }
+    const format = requestedDocumentFormat(args);
+    // Commander has printed a usage error on stderr already.
+    if (typeof code === "string" && code.startsWith("commander.")) {
+      if (format) await printErrorDocument(format, errorMessage(err).replace(/^error: /, ""), null);
+      return 3;
+    }
+    const tool = err instanceof ToolError ? err : toToolError(err);
+    if (tool) {
+      console.error(formatToolError(tool));
+      if (format) {
+        await printErrorDocument(format, tool.message, tool instanceof PermissionError ? tool.flag : null);
+      }
+      return 3;
+    }
+    console.error(
+      `flyingfish: internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`,
+    );
+    if (format) await printErrorDocument(format, `internal error: ${errorMessage(err)}`, null);
+    return 3;
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n")[0];
+}
+
+/** With `-o json|yaml|junit`, a tool error still prints a document on stdout (report/error_doc.ts). */
+async function printErrorDocument(
+  format: Parameters<typeof errorDocumentText>[0],
+  message: string,
+  permission: string | null,
+): Promise<void> {
+  try {
+    writeOut(await errorDocumentText(format, message, permission));
+  } catch {
+    // stdout closed: the stderr line is what remains
+  }
+}
