@@ -62,12 +62,15 @@ for (const name of ["field2-dual-cordoned-and-stale-gatewayip"]) {
     };
     try {
       const full = await run();
+      // The checks that place a read (readsIn): only they can miss what another check listed.
+      const placed = CATALOG.filter((c) => c.readsIn && Object.keys(c.readsIn).length > 0);
       // A few at a time: each run is a whole diagnosis against the one fake server.
       const alone: Report[] = [];
-      for (let i = 0; i < CATALOG.length; i += 6) {
-        alone.push(...await Promise.all(CATALOG.slice(i, i + 6).map((c) => run(withNeeds(c.id)))));
+      for (let i = 0; i < placed.length; i += 6) {
+        alone.push(...await Promise.all(placed.slice(i, i + 6).map((c) => run(withNeeds(c.id)))));
       }
-      CATALOG.forEach((c, i) => {
+      assert.ok(placed.length > 15, `checks that place their reads: ${placed.length}`);
+      placed.forEach((c, i) => {
         const mine = (r: Result) => r.id === c.id;
         assert.deepEqual(
           alone[i].results.filter(mine).map(outcome),
