@@ -41,7 +41,9 @@ Deno.test("e2e API-01: closed loopback port while the cluster reaches it → pas
   const run = await check([setApiServer(url)]);
   assertResult(result(run, "API-01"), "pass", [
     "reachable from the cluster but not from here",
-    `from here: ${url} not reachable: TCP connection to ${url.slice("https://".length)} refused`,
+    // (Usually "TCP connection … refused"; with tests in parallel another server may grab the freed
+    // port, and then it is a failed TLS handshake: unreachable from here either way.)
+    `from here: ${url} not reachable: TCP `,
   ]);
   assertNoOtherFailures(run);
 });
@@ -61,7 +63,7 @@ Deno.test("e2e API-01: APIServerStatus=Error → fail, saying whether it is reac
   const closed = await check([setApiServer(url, "Error")]);
   assertResult(result(closed, "API-01"), "fail", [
     `provider API server ${url} not reachable from the cluster (APIServerStatus=Error)`,
-    `from here: ${url} not reachable: TCP connection to`,
+    `from here: ${url} not reachable: TCP `,
   ]);
 });
 

@@ -448,7 +448,7 @@ Deno.test("fuzz: mutated cluster objects never break the run, the results or the
       cases++;
       if (malformedKinds(lists.rome).size + malformedKinds(lists.milan).size > 0) malformedCases++;
     }),
-    fuzzParams(250),
+    fuzzParams(150),
   );
   console.log(`${cases} cases (${malformedCases} with malformed objects)`);
 });
