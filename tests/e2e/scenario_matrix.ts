@@ -48,7 +48,8 @@ async function registerScenarioTest(name: string): Promise<void> {
     sanitizeResources: false,
     sanitizeOps: false,
     fn: async () => {
-      const run = await runScenario(name, { inProcess: true });
+      // Plain HTTP: what is judged here is the diagnosis; HTTPS has its own tests (cli, golden, vantage).
+      const run = await runScenario(name, { inProcess: true, tls: false });
       assert.ok(
         run.report,
         `${name}: no JSON report; exit ${run.code}\nstderr: ${run.stderr.slice(0, 2000)}\nstdout: ${
