@@ -2,7 +2,7 @@
  * `flyingfish check`: connect to one or two clusters, run the catalog, print the report.
  */
 import { parseDurationFlag } from "../probes/duration.ts";
-import { PermissionError, ToolError } from "../errors.ts";
+import { ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CheckDef, CheckResult, RunOptions } from "../checks/types.ts";
 import type { Report } from "../report/model.ts";
@@ -19,6 +19,7 @@ import {
 } from "./output.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT } from "./defaults.ts";
+import { openRemote } from "./remote.ts";
 
 /** The cluster-selection flags shared by `check` and `report`. */
 export interface ClusterFlags {
@@ -153,20 +154,12 @@ export async function openSources(
     context: opts.context,
     requestTimeoutMs,
   });
-  if (!opts.remoteKubeconfig && !opts.remoteContext) return { local, remote: null };
-  try {
-    const remote = await createLiveSource({
-      kubeconfig: opts.remoteKubeconfig ?? opts.kubeconfig,
-      context: opts.remoteContext,
-      requestTimeoutMs,
-    });
-    return { local, remote: { source: remote } };
-  } catch (err) {
-    if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
-    const error = `remote cluster unavailable: ${err.message}`;
-    console.error(`flyingfish: ${error} — checking ${local.endpoint.context} alone`);
-    return { local, remote: { source: null, error } };
-  }
+  const remote = await openRemote(
+    opts,
+    (o) => createLiveSource({ ...o, requestTimeoutMs }),
+    (error) => console.error(`flyingfish: ${error} — checking ${local.endpoint.context} alone`),
+  );
+  return { local, remote };
 }
 
 /** Runs the check command; returns the exit code. */

@@ -11,7 +11,7 @@
  * `--allow-read` (the service-account directory or the kubeconfig and the files it names),
  * `--allow-env` (KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT, KUBECONFIG, HOME).
  */
-import { PermissionError, ToolError } from "../errors.ts";
+import { ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import { SCHEMA_VERSION } from "../report/model.ts";
 import { VERSION } from "../version.ts";
@@ -22,6 +22,7 @@ import { ServeState } from "../serve/state.ts";
 import { durationOption, runOptionsFrom } from "./check.ts";
 import { envValue, writeErr } from "./output.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT } from "./defaults.ts";
+import { openRemote } from "./remote.ts";
 
 /** Options of `flyingfish serve`, as parsed by commander. */
 export interface ServeCommandOptions {
@@ -85,24 +86,12 @@ async function openClusters(
   const credentials = inCluster
     ? `in-cluster credentials${inCluster.namespace ? ` (namespace ${inCluster.namespace})` : ""}`
     : `kubeconfig context ${local.endpoint.context}`;
-  if (!opts.remoteKubeconfig && !opts.remoteContext) return { local, remote: null, credentials };
   try {
-    const remote = await openWatchableSource({
-      kubeconfig: opts.remoteKubeconfig ?? opts.kubeconfig,
-      context: opts.remoteContext,
-      requestTimeoutMs,
-    });
-    return { local, remote: { source: remote }, credentials };
+    const remote = await openRemote(opts, (o) => openWatchableSource({ ...o, requestTimeoutMs }), () => {});
+    return { local, remote, credentials };
   } catch (err) {
-    if (!(err instanceof ToolError) || err instanceof PermissionError) {
-      await local.close();
-      throw err;
-    }
-    return {
-      local,
-      remote: { source: null, error: `remote cluster unavailable: ${err.message}` },
-      credentials,
-    };
+    await local.close();
+    throw err;
   }
 }
 

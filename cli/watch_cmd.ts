@@ -14,6 +14,7 @@ import type { EndReason, WatchEvent } from "../report/watch_model.ts";
 import { durationOption, runOptionsFrom, timeoutsFrom } from "./check.ts";
 import { stdoutIsTty, useColor, writeErr, writeOut } from "./output.ts";
 import { DEFAULT_REQUEST_TIMEOUT } from "./defaults.ts";
+import { openRemote } from "./remote.ts";
 
 /** Options of the watch command, as parsed by commander. */
 export interface WatchCommandOptions {
@@ -80,20 +81,12 @@ async function openWatchSources(
     context: opts.context,
     requestTimeoutMs,
   });
-  if (!opts.remoteKubeconfig && !opts.remoteContext) return { local, remote: null };
-  try {
-    const remote = await openWatchableSource({
-      kubeconfig: opts.remoteKubeconfig ?? opts.kubeconfig,
-      context: opts.remoteContext,
-      requestTimeoutMs,
-    });
-    return { local, remote: { source: remote } };
-  } catch (err) {
-    if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
-    const error = `remote cluster unavailable: ${err.message}`;
-    writeErr(`flyingfish: ${error} — watching ${local.endpoint.context} alone\n`);
-    return { local, remote: { source: null, error } };
-  }
+  const remote = await openRemote(
+    opts,
+    (o) => openWatchableSource({ ...o, requestTimeoutMs }),
+    (error) => writeErr(`flyingfish: ${error} — watching ${local.endpoint.context} alone\n`),
+  );
+  return { local, remote };
 }
 
 /** Errors that end the watch instead of failing one round: a missing Deno permission, a non-tool error. */
