@@ -40,7 +40,7 @@ async function runDiagnoseStep(
   scenario: string,
 ): Promise<{ code: number; out: string; dir: string }> {
   const s = await loadScenario(scenario);
-  const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
+  const served = await serveScenario(s, { tls: false, ...FAKE_CLOCK });
   const dir = await Deno.makeTempDir({ prefix: "ff-ci-example-" });
   try {
     await Deno.symlink(decodeURIComponent(REPO.pathname), `${dir}/flyingfish`);

@@ -203,7 +203,7 @@ Deno.test({
   fn: () =>
     withTmp("ff-secrets-", async (dir) => {
       const s = await plantedScenario(dir);
-      const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
+      const served = await serveScenario(s, { tls: false, ...FAKE_CLOCK });
       const bundle = `${dir}/bundle.tar.gz`;
       let live;
       let collect;

@@ -154,7 +154,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const s = await loadScenario("dual-healthy");
-    const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
+    const served = await serveScenario(s, { tls: false, ...FAKE_CLOCK });
     const tmp = await Deno.makeTempDir({ prefix: "ff-rbac-" });
     try {
       const local = `${tmp}/local.kubeconfig`;

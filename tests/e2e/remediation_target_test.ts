@@ -19,7 +19,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const s = await loadScenario("gw-lb-pending");
-    const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
+    const served = await serveScenario(s, { tls: false, ...FAKE_CLOCK });
     const tmp = await Deno.makeTempDir({ prefix: "ff-remediation-" });
     try {
       const kubeconfig = `${tmp}/config`;
