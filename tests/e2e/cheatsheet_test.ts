@@ -83,8 +83,8 @@ for (const w of CASES) {
 
       const [run, verbose, md] = await Promise.all([
         runScenario(w.scenario),
-        runScenarioCommand(w.scenario, "check", { args: ["-o", "text", "-v"] }),
-        runScenarioCommand(w.scenario, "check", { args: ["-o", "markdown"] }),
+        runScenarioCommand(w.scenario, "check", { args: ["-o", "text", "-v"], tls: false }),
+        runScenarioCommand(w.scenario, "check", { args: ["-o", "markdown"], tls: false }),
       ]);
       assert.ok(run.report, run.stderr);
       const sheet: CheatSheetEntry[] = run.report.cheatSheet;

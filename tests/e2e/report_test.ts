@@ -364,8 +364,8 @@ Deno.test({
   fn: async () => {
     const want = (await loadScenario(BROKEN!)).expect.diagnosis!;
     const [html, md] = await Promise.all([
-      runScenarioCommand(BROKEN!, "report"),
-      runScenarioCommand(BROKEN!, "report", { args: ["-o", "markdown"] }),
+      runScenarioCommand(BROKEN!, "report", { tls: false }),
+      runScenarioCommand(BROKEN!, "report", { args: ["-o", "markdown"], tls: false }),
     ]);
     assert.match(html.stdout, /^<!DOCTYPE html>/, html.stderr);
     assert.ok(html.stdout.includes(`data-check="${want}"`));

@@ -73,6 +73,8 @@ export interface ScenarioCommandOptions {
   before?: (dir: string) => Promise<void> | void;
   /** Runs with the temporary directory still present, e.g. to read a written file. */
   after?: (dir: string, run: CliRun) => Promise<void> | void;
+  /** Serve over HTTPS (default) or plain HTTP where the transport is not what the test is about. */
+  tls?: boolean;
 }
 
 function hasFlag(args: readonly string[], flag: string): boolean {
@@ -86,7 +88,7 @@ export async function runScenarioCommand(
   opts: ScenarioCommandOptions = {},
 ): Promise<CliRun> {
   const s = await loadScenario(name);
-  const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
+  const served = await serveScenario(s, { tls: opts.tls ?? true, ...FAKE_CLOCK });
   const tmp = await Deno.makeTempDir({ prefix: `ff-e2e-${name}-` });
   try {
     // The CLI runs in the temporary folder and names the kubeconfigs relatively: the fix commands
