@@ -168,29 +168,38 @@ export async function runCheckCommand(opts: CheckCommandOptions): Promise<number
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   const catalog = await catalogFrom(opts);
   preloadRunModules();
+  return await withSources(opts, requestTimeoutMs, runTimeoutMs, async ({ local, remote }) => {
+    const { cliInvocation } = await import("../report/invocation.ts");
+    const invocation = cliInvocation(opts);
+    const printOpts: CheckCommandOptions & { catalog?: readonly CheckDef[]; invocation?: Invocation } = {
+      ...opts,
+      catalog,
+      invocation,
+    };
+    const report = await diagnoseAndPrint(local, remote, options, printOpts);
+    return report.exitCode;
+  });
+}
+
+/**
+ * Opens the clusters the flags name and runs `fn` on them within the run's `--timeout` (past it,
+ * the connections are closed and the run stops); the sources are closed afterwards either way.
+ */
+export async function withSources<T>(
+  opts: ClusterFlags & { timeout: string },
+  requestTimeoutMs: number,
+  runTimeoutMs: number,
+  fn: (sources: OpenSources) => Promise<T>,
+): Promise<T> {
   return await withDeadline(runTimeoutMs, opts.timeout, async (onExpiry) => {
-    const { local, remote } = await openSources(opts, requestTimeoutMs);
+    const sources = await openSources(opts, requestTimeoutMs);
     const close = async () => {
-      await local.close();
-      await remote?.source?.close();
+      await sources.local.close();
+      await sources.remote?.source?.close();
     };
     onExpiry(close);
     try {
-      const { invocationOf } = await import("../report/invocation.ts");
-      const invocation = invocationOf({
-        program: "flyingfish",
-        args: Deno.args,
-        kubeconfig: opts.kubeconfig,
-        remoteKubeconfig: opts.remoteKubeconfig,
-        remoteContext: opts.remoteContext,
-      });
-      const printOpts: CheckCommandOptions & { catalog?: readonly CheckDef[]; invocation?: Invocation } = {
-        ...opts,
-        catalog,
-        invocation,
-      };
-      const report = await diagnoseAndPrint(local, remote, options, printOpts);
-      return report.exitCode;
+      return await fn(sources);
     } finally {
       await close();
     }

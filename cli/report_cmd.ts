@@ -5,8 +5,7 @@
  * Writing a file needs Deno's `--allow-write`; without it the command stops before touching any
  * cluster with the one-line permission error naming the flag (exit 3).
  */
-import { type ClusterFlags, diagnose, openSources, runOptionsFrom, timeoutsFrom } from "./check.ts";
-import { withDeadline } from "./deadline.ts";
+import { type ClusterFlags, diagnose, runOptionsFrom, timeoutsFrom, withSources } from "./check.ts";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { writeOut } from "./output.ts";
 import type { Report } from "../report/model.ts";
@@ -95,27 +94,15 @@ export async function runReportCommand(opts: ReportCommandOptions): Promise<numb
   if (file) requireWrite(file);
   const options = runOptionsFrom(opts);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
-  const report: Report = await withDeadline(runTimeoutMs, opts.timeout, async (onExpiry) => {
-    const { local, remote } = await openSources(opts, requestTimeoutMs);
-    const close = async () => {
-      await local.close();
-      await remote?.source?.close();
-    };
-    onExpiry(close);
-    try {
-      const { invocationOf } = await import("../report/invocation.ts");
-      const invocation = invocationOf({
-        program: "flyingfish",
-        args: Deno.args,
-        kubeconfig: opts.kubeconfig,
-        remoteKubeconfig: opts.remoteKubeconfig,
-        remoteContext: opts.remoteContext,
-      });
-      return await diagnose(local, remote, options, opts.peer, { invocation });
-    } finally {
-      await close();
-    }
-  });
+  const report: Report = await withSources(
+    opts,
+    requestTimeoutMs,
+    runTimeoutMs,
+    async ({ local, remote }) => {
+      const { cliInvocation } = await import("../report/invocation.ts");
+      return await diagnose(local, remote, options, opts.peer, { invocation: cliInvocation(opts) });
+    },
+  );
   const text = await renderReport(report, format);
   if (!file) {
     writeOut(text);

@@ -140,7 +140,7 @@ export async function runServeCommand(
   outer?.addEventListener("abort", abort, { once: true });
   if (outer?.aborted) stop.abort();
 
-  const [{ startRounds }, { invocationOf }] = await Promise.all([
+  const [{ startRounds }, { cliInvocation }] = await Promise.all([
     import("../watch/rounds.ts"),
     import("../report/invocation.ts"),
   ]);
@@ -149,13 +149,7 @@ export async function runServeCommand(
     remote,
     peers: opts.peer,
     options,
-    invocation: invocationOf({
-      program: "flyingfish",
-      args: Deno.args,
-      kubeconfig: opts.kubeconfig,
-      remoteKubeconfig: opts.remoteKubeconfig,
-      remoteContext: opts.remoteContext,
-    }),
+    invocation: cliInvocation(opts),
     onNotice: log,
     // Stopping aborts the round in flight (its requests) instead of waiting for it.
     signal: stop.signal,

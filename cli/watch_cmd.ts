@@ -102,7 +102,7 @@ export async function runWatchCommand(opts: WatchCommandOptions): Promise<number
     timeout: "0",
     requestTimeout: opts.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT,
   });
-  const [{ startRounds }, { WatchSession }, { runWatchLoop }, { invocationOf }] = await Promise.all([
+  const [{ startRounds }, { WatchSession }, { runWatchLoop }, { cliInvocation }] = await Promise.all([
     import("../watch/rounds.ts"),
     import("../watch/session.ts"),
     import("../watch/loop.ts"),
@@ -116,13 +116,7 @@ export async function runWatchCommand(opts: WatchCommandOptions): Promise<number
     remote,
     peers: opts.peer,
     options,
-    invocation: invocationOf({
-      program: "flyingfish",
-      args: Deno.args,
-      kubeconfig: opts.kubeconfig,
-      remoteKubeconfig: opts.remoteKubeconfig,
-      remoteContext: opts.remoteContext,
-    }),
+    invocation: cliInvocation(opts),
     // Said once, on stderr (the dashboard's dual checks say it every round).
     onNotice: (line) => {
       if (dashboard || notices.has(line)) return;

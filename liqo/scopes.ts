@@ -35,18 +35,6 @@ export type ReadScope =
   | "reflected"
   | "cni";
 
-/** Every read scope, in a fixed order. */
-export const READ_SCOPES: readonly ReadScope[] = [
-  "cluster",
-  "liqo",
-  "tenants",
-  "gateways",
-  "virtual-nodes",
-  "offloaded",
-  "reflected",
-  "cni",
-];
-
 /** The label Liqo puts on the EndpointSlices it reflects from a consumer's ShadowEndpointSlices. */
 export const REFLECTED_SLICE_SELECTOR = "liqo.io/managed-by=shadowendpointslice";
 

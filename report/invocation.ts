@@ -118,3 +118,21 @@ export function invocationOf(input: InvocationInput): Invocation {
     },
   };
 }
+
+/** The flags of a run that name its clusters (as given on the command line). */
+export interface ClusterFlagsGiven {
+  kubeconfig?: string;
+  remoteKubeconfig?: string;
+  remoteContext?: string;
+}
+
+/** The invocation record of this `flyingfish` process (its own arguments). */
+export function cliInvocation(flags: ClusterFlagsGiven): Invocation {
+  return invocationOf({
+    program: "flyingfish",
+    args: Deno.args,
+    kubeconfig: flags.kubeconfig,
+    remoteKubeconfig: flags.remoteKubeconfig,
+    remoteContext: flags.remoteContext,
+  });
+}
