@@ -32,7 +32,13 @@ export interface VantageRun {
  * other target exactly as the CLI's would.
  */
 export async function vantageRun(name: string, permissions?: string[]): Promise<VantageRun> {
-  const run = await runScenario(name, { networkProbes: true, permissions, inProcess: !permissions });
+  // In process over plain HTTP (the API transport is not what a vantage run is about); the CLI run keeps HTTPS.
+  const run = await runScenario(name, {
+    networkProbes: true,
+    permissions,
+    inProcess: !permissions,
+    tls: !!permissions,
+  });
   const results: { id: string; status: string; summary: string }[] = run.report?.results ?? [];
   return {
     name,
