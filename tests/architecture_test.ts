@@ -14,6 +14,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["probes/"],
   ["liqo/"],
   ["checks/"],
+  ["active/"],
   ["report/"],
   ["collect/"],
   ["diagnose/"],

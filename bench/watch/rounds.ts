@@ -7,6 +7,7 @@
  *
  *   deno task bench:watch [rounds] [scenario]
  */
+import v8 from "node:v8";
 import { openWatchableSource } from "../../kube/live/watch.ts";
 import { startRounds } from "../../watch/rounds.ts";
 import { WatchSession } from "../../watch/session.ts";
@@ -19,12 +20,21 @@ const MARKS = new Set([10, ...Array.from({ length: 10 }, (_, i) => Math.round((R
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** RSS, and the V8 heap used and reserved, in MB, after a full GC when `--expose-gc` allows it. */
-function memory(): { rssMB: number; heapMB: number; heapTotalMB: number } {
+/**
+ * RSS, and the V8 heap used and reserved, in MB, after a full GC when `--expose-gc` allows it; and
+ * where the heap is (old space used/reserved, compiled code): the heap used hardly moves, what
+ * grows is code the JIT optimises as rounds go and old-space pages V8 keeps reserved.
+ */
+function memory(): { rssMB: number; heapMB: number; heapTotalMB: number; spaces: string } {
   gc?.();
   const m = Deno.memoryUsage();
   const mb = (n: number) => +(n / 1e6).toFixed(1);
-  return { rssMB: mb(m.rss), heapMB: mb(m.heapUsed), heapTotalMB: mb(m.heapTotal) };
+  const space = (name: string) => v8.getHeapSpaceStatistics().find((s) => s.space_name === name);
+  const old = space("old_space");
+  const code = space("code_space");
+  const spaces = `old ${mb(old?.space_used_size ?? 0)}/${mb(old?.space_size ?? 0)} MB, ` +
+    `code ${mb(code?.space_used_size ?? 0)} MB`;
+  return { rssMB: mb(m.rss), heapMB: mb(m.heapUsed), heapTotalMB: mb(m.heapTotal), spaces };
 }
 
 const dir = await Deno.makeTempDir({ prefix: "ff-bench-watch-" });
@@ -94,7 +104,7 @@ try {
         const m = memory();
         console.log(
           `round ${String(done).padStart(4)}: rss ${m.rssMB} MB, heap ${m.heapMB} MB of ${m.heapTotalMB} MB` +
-            ` (${((performance.now() - started) / done).toFixed(0)} ms/round)`,
+            ` (${m.spaces}; ${((performance.now() - started) / done).toFixed(0)} ms/round)`,
         );
       }
     },
@@ -102,7 +112,9 @@ try {
   perRound.push(await requestsSinceLastAsk());
   const m = memory();
   console.log(
-    `round ${String(ROUNDS).padStart(4)}: rss ${m.rssMB} MB, heap ${m.heapMB} MB of ${m.heapTotalMB} MB`,
+    `round ${
+      String(ROUNDS).padStart(4)
+    }: rss ${m.rssMB} MB, heap ${m.heapMB} MB of ${m.heapTotalMB} MB (${m.spaces})`,
   );
 } finally {
   await runner.close();

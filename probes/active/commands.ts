@@ -1,0 +1,120 @@
+/**
+ * The exact commands the active probes run inside pods, in one place: the probe pods' agnhost
+ * (`netexec` serving TCP/HTTP on {@link PROBE_PORTS}.http and UDP on {@link PROBE_PORTS}.udp, with
+ * curl, getent and a shell in the image) and the Liqo gateway pod's `ping` and `tcpdump`. The fake
+ * API server's exec router answers these very argv shapes, so builders and router cannot drift.
+ */
+
+/** Ports the probe pods' `agnhost netexec` listens on. */
+export const PROBE_PORTS = { http: 8080, udp: 8081 } as const;
+
+/** Container name of every probe pod. */
+export const PROBE_CONTAINER = "probe";
+
+/** Container of the Liqo gateway pod the MTU and trace probes exec into (it ships ping and tcpdump). */
+export const GATEWAY_PROBE_CONTAINER = "gateway";
+
+/** The probe pods' command line: agnhost netexec on both ports. */
+export function netexecArgs(): string[] {
+  return ["netexec", `--http-port=${PROBE_PORTS.http}`, `--udp-port=${PROBE_PORTS.udp}`];
+}
+
+/**
+ * TCP connect from a probe pod: `agnhost connect` exits 0 when the connection opened; otherwise
+ * exit 1 with stderr starting with TIMEOUT, REFUSED, DNS, OTHER or UNKNOWN.
+ */
+export function tcpConnect(ip: string, timeoutSeconds = 3): string[] {
+  return ["/agnhost", "connect", `${ip}:${PROBE_PORTS.http}`, `--timeout=${timeoutSeconds}s`];
+}
+
+/**
+ * The URL of the probe pod's own netexec `/dial` endpoint, which sends `request` once over UDP to
+ * `ip`:udp-port and answers JSON `{"responses":[...],"errors":[...]}`. Requests netexec answers:
+ * `hostname` (the far pod's name), `echo <text>` (the text), `clientip` (the source `ip:port` the
+ * far side saw).
+ */
+export function dialUrl(ip: string, request: string, tries = 1): string {
+  const q = new URLSearchParams({
+    request,
+    protocol: "udp",
+    host: ip,
+    port: String(PROBE_PORTS.udp),
+    tries: String(tries),
+  });
+  return `http://127.0.0.1:${PROBE_PORTS.http}/dial?${q.toString()}`;
+}
+
+/** One UDP request through the local pod's netexec `/dial`: stdout is the JSON answer. */
+export function udpDial(ip: string, request: string, maxTimeSeconds = 5): string[] {
+  return ["curl", "-sS", "--max-time", String(maxTimeSeconds), dialUrl(ip, request)];
+}
+
+/** Marker that opens the PROBE-UDP series script (the exec router recognises it). */
+export const UDP_SERIES_MARKER = "ff-udp-series";
+
+/**
+ * PROBE-UDP: `count` nonce-numbered datagrams (`echo ff-<nonce>-<seq>`) through netexec `/dial`,
+ * one after the other. Output: one line per datagram, `<seq> <json answer> <seconds>` where
+ * seconds is curl's `%{time_total}` (the round trip plus a loopback HTTP hop).
+ */
+export function udpSeries(ip: string, nonce: string, count: number): string[] {
+  const url = dialUrl(ip, `echo ff-${nonce}-SEQ`).replace("SEQ", "$i");
+  const script = `: ${UDP_SERIES_MARKER} count=${count} host=${ip} nonce=${nonce}; ` +
+    `for i in $(seq 1 ${count}); do printf '%s ' "$i"; ` +
+    `curl -sS --max-time 2 -w ' %{time_total}\\n' "${url}" || echo ' -1'; done`;
+  return ["sh", "-c", script];
+}
+
+/** DNS from a probe pod: `getent hosts` prints `<ip>  <name>` lines, exit 2 when not found. */
+export function resolveName(name: string): string[] {
+  return ["getent", "hosts", name];
+}
+
+/** Marker that opens the PROBE-SVC backend-sweep script. */
+export const SERVICE_SWEEP_MARKER = "ff-svc-sweep";
+
+/**
+ * PROBE-SVC: `count` HTTP requests to the Service's `/hostname`, one per line of output (the
+ * answering pod's name, or `ERR <curl exit code>`).
+ */
+export function serviceSweep(host: string, count: number): string[] {
+  const url = `http://${host}:${PROBE_PORTS.http}/hostname`;
+  const script = `: ${SERVICE_SWEEP_MARKER} count=${count} host=${host}; ` +
+    `for i in $(seq 1 ${count}); do curl -sS --max-time 2 "${url}" && echo || echo "ERR $?"; done`;
+  return ["sh", "-c", script];
+}
+
+/**
+ * PROBE-MTU: one don't-fragment ping (iputils) of `payload` bytes of ICMP data (the IP packet is
+ * payload + 28). Exit 0 with "1 received" when it passed; "local error: message too long, mtu=X"
+ * (local interface limit), "Frag needed and DF set (mtu = X)" (a hop said so), or 100% loss (a
+ * silent black hole) otherwise.
+ */
+export function dontFragmentPing(address: string, payload: number): string[] {
+  return ["ping", "-M", "do", "-c", "1", "-W", "1", "-s", String(payload), address];
+}
+
+/**
+ * PROBE-TRACE: capture UDP to the probe port on `iface` for `seconds`, printing packet payloads as
+ * ASCII (`-A`) so the nonce can be found; `timeout` ends it (exit 124 is the normal end).
+ */
+export function captureOn(iface: string, seconds: number): string[] {
+  return [
+    "timeout",
+    String(seconds),
+    "tcpdump",
+    "-i",
+    iface,
+    "-n",
+    "-l",
+    "-A",
+    "-s",
+    "256",
+    `udp port ${PROBE_PORTS.udp}`,
+  ];
+}
+
+/** The WireGuard transfer counters of a gateway (container `wireguard`): `wg show <iface> dump`. */
+export function wgDump(iface = "liqo-tunnel"): string[] {
+  return ["wg", "show", iface, "dump"];
+}
