@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --v8-flags=--max-semi-space-size=2 --allow-env --allow-read --allow-write --allow-net --allow-sys --allow-run=kubectl
+#!/usr/bin/env -S deno run --v8-flags=--max-semi-space-size=2,--expose-gc --allow-env --allow-read --allow-write --allow-net --allow-sys --allow-run=kubectl
 /**
  * The FlyingFish command line: `deno run … cli/main.ts <command>` (or `jsr:@flyingfish/cli/cli`).
  *

@@ -6,6 +6,7 @@
  */
 import { PermissionError } from "../errors.ts";
 import type { Report } from "../report/model.ts";
+import { HeapCompactor } from "../watch/heap.ts";
 import type { ServeState } from "./state.ts";
 
 /** What runs the rounds (watch/rounds.ts `RoundRunner` has this shape). */
@@ -66,6 +67,7 @@ function messageOf(err: unknown): string {
 export async function runRoundLoop(opts: RoundLoopOptions): Promise<void> {
   const { rounds, state, signal } = opts;
   let failing = false;
+  const compactor = new HeapCompactor();
   while (!signal.aborted) {
     const started = performance.now();
     try {
@@ -83,6 +85,7 @@ export async function runRoundLoop(opts: RoundLoopOptions): Promise<void> {
       opts.log?.(`round failed: ${message}`);
       failing = true;
     }
+    compactor.afterRound();
     await sleep(Math.max(0, opts.intervalMs - (performance.now() - started)), signal);
   }
 }

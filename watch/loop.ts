@@ -6,6 +6,7 @@
  * missing Deno permission) end the loop by throwing.
  */
 import type { EndEvent, EndReason, WatchEvent } from "../report/watch_model.ts";
+import { HeapCompactor } from "./heap.ts";
 import type { RoundRunner } from "./rounds.ts";
 import type { WatchSession } from "./session.ts";
 
@@ -77,6 +78,7 @@ export async function runWatchLoop(opts: WatchLoopOptions): Promise<WatchOutcome
     : null;
   let lastExit: number | null = null;
   let rounds = 0;
+  const compactor = new HeapCompactor();
   const end = (reason: EndReason, exitCode: number): WatchOutcome => {
     const ev: EndEvent = { type: "end", time: now().toISOString(), reason, exitCode, rounds };
     opts.emit(ev);
@@ -108,6 +110,7 @@ export async function runWatchLoop(opts: WatchLoopOptions): Promise<WatchOutcome
         if (opts.until === "healthy" && report.exitCode === 0) return end("healthy", 0);
         if (opts.until === "failure" && report.exitCode === 2) return end("failure", 0);
       }
+      compactor.afterRound();
       if (opts.maxRounds != null && rounds >= opts.maxRounds) return end("stopped", lastExit ?? 0);
       const nextAt = roundStart + opts.intervalMs;
       while (!stop.signal.aborted) {
