@@ -24,6 +24,7 @@ export const LAYERS = [
   "ipam",
   "cni",
   "reflection",
+  "probe",
 ] as const;
 
 /** One layer of the Liqo connectivity chain. */
@@ -39,6 +40,7 @@ export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
   ipam: "IPAM",
   cni: "CNI",
   reflection: "REFLECTION",
+  probe: "ACTIVE PROBES",
 };
 
 /**

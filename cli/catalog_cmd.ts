@@ -2,6 +2,7 @@
 import { CATALOG, dependentsOf, findCheck } from "../checks/catalog.ts";
 import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
 import { LAYER_TITLES } from "../checks/types.ts";
+import { findProbeCheck, PROBE_CHECKS, type ProbeCheckDef } from "../checks/probe/catalog.ts";
 
 /** One catalog entry as `checks -o json` prints it. */
 export interface CatalogEntry {
@@ -14,6 +15,10 @@ export interface CatalogEntry {
   needs: string[];
   blocks: string[];
   reads: string[];
+  /** An active probe (opt-in: `flyingfish probe`, `check --active`); absent for passive checks. */
+  active?: true;
+  /** Active probes: the modes they run in (`direct`, `offload`). */
+  modes?: string[];
 }
 
 /** The catalog as data. */
@@ -31,9 +36,35 @@ export function catalogEntries(): CatalogEntry[] {
   }));
 }
 
+/** The passive catalog, then the active probes (marked `active`). */
+export function allCatalogEntries(): CatalogEntry[] {
+  return [
+    ...catalogEntries(),
+    ...PROBE_CHECKS.map((p): CatalogEntry => ({
+      id: p.id,
+      title: p.title,
+      layer: p.layer,
+      // Probes need no second kubeconfig: offload mode runs the far half through Liqo.
+      scope: "single",
+      needsRemoteKubeconfig: false,
+      perPeer: true,
+      needs: [...p.needs],
+      blocks: [],
+      reads: [...p.reads],
+      active: true,
+      modes: [...p.modes],
+    })),
+  ];
+}
+
+/** Every ID `explain`, `--only` and `--skip` know: the passive catalog and the probes. */
+function knownIds(): { id: string; layer: string }[] {
+  return [...CATALOG, ...PROBE_CHECKS].map((c) => ({ id: c.id, layer: c.layer }));
+}
+
 /** Prints the catalog as a table or JSON. */
 export function printCatalog(format: "text" | "json"): void {
-  const entries = catalogEntries();
+  const entries = allCatalogEntries();
   if (format === "json") {
     console.log(JSON.stringify({ checks: entries }, null, 2));
     return;
@@ -43,10 +74,15 @@ export function printCatalog(format: "text" | "json"): void {
     if (e.layer !== layer) {
       layer = e.layer;
       console.log(`\n ${LAYER_TITLES[e.layer as keyof typeof LAYER_TITLES]}`);
+      if (e.active) {
+        console.log("  (run by `flyingfish probe` or `check --active`: they create pods, see README)");
+      }
     }
-    const tags = [e.perPeer ? "per peer" : "cluster", e.scope === "dual" ? "needs --remote-kubeconfig" : ""]
-      .filter(Boolean).join(", ");
-    console.log(`  ${e.id.padEnd(9)}${e.title}  (${tags})`);
+    const tags = e.active
+      ? `active, opt-in; ${e.modes?.join(" or ")} mode`
+      : [e.perPeer ? "per peer" : "cluster", e.scope === "dual" ? "needs --remote-kubeconfig" : ""]
+        .filter(Boolean).join(", ");
+    console.log(`  ${e.id.padEnd(e.active ? 13 : 9)}${e.title}  (${tags})`);
   }
 }
 
@@ -55,7 +91,7 @@ export function printCatalog(format: "text" | "json"): void {
  * ID, with "did you mean" for a near one (`TUN02` → TUN-02).
  */
 export function explain(id: string): number {
-  const match = resolveCheckId(id, CATALOG);
+  const match = resolveCheckId(id, knownIds());
   if (!match.ok) {
     console.error(`flyingfish: ${unknownIdMessage(match)}`);
     return 3;
@@ -66,6 +102,8 @@ export function explain(id: string): number {
 
 /** The explanation of one check as `flyingfish explain` prints it; null for an unknown ID. */
 export function explanation(id: string): string | null {
+  const probe = findProbeCheck(id);
+  if (probe) return probeExplanation(probe);
   const c = findCheck(id);
   if (!c) return null;
   const blocks = dependentsOf(c.id);
@@ -97,6 +135,32 @@ export function explanation(id: string): string | null {
     `  blocks:     ${blocks.length ? blocks.join(", ") + " (skipped when this check fails)" : "nothing"}`,
   ];
   return lines.join("\n");
+}
+
+/** The explanation of an active probe: same sections, plus how to run it. */
+function probeExplanation(p: ProbeCheckDef): string {
+  return [
+    `${p.id} — ${p.title}`,
+    `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${p.probe}\` or ` +
+    `\`flyingfish check --active --probes ${p.probe}\` · ${p.modes.join(" or ")} mode`,
+    "",
+    "Reads",
+    indent(p.explain.reads),
+    `  (inventory kinds the fleet is planned from: ${p.reads.join(", ")})`,
+    "",
+    "Decides",
+    indent(p.explain.decides),
+    "",
+    "Fixes",
+    indent(p.explain.fixes),
+    "",
+    "Dependencies",
+    "  blocked by: nothing (a probe tests what the passive checks claim; its missing inputs make it unknown)",
+    "  blocks:     nothing",
+    "",
+    "Permissions",
+    "  writes in flyingfish-probe-<run id> only: see deploy/probe-clusterrole.yaml (the pre-flight names what is missing)",
+  ].join("\n");
 }
 
 function indent(s: string): string {

@@ -7,6 +7,7 @@ import type { ClusterSource } from "../kube/source.ts";
 import type { CheckDef, CheckResult, RunOptions } from "../checks/types.ts";
 import type { Report } from "../report/model.ts";
 import type { Invocation } from "../report/invocation.ts";
+import type { DiagnosisRequest } from "../diagnose/run.ts";
 import type { Format } from "../render/render.ts";
 import {
   setProgress,
@@ -50,6 +51,10 @@ export interface CheckCommandOptions extends ClusterFlags {
   color: boolean;
   verbose?: boolean;
   quiet?: boolean;
+  /** `--active`: the passive catalog, then the active probes (cli/probe_cmd.ts), in one report. */
+  active?: boolean;
+  /** `--probes`: which probes `--active` runs (default all that apply to the mode). */
+  probes?: string[];
 }
 
 /** Parses a duration flag or fails with exit code 3; with `zeroMeansNone`, `0` is {@link NO_TIMEOUT_MS}. */
@@ -113,16 +118,54 @@ export function runOptionsFrom(
 export async function catalogFrom(
   opts: Pick<CheckCommandOptions, "only" | "skip">,
 ): Promise<readonly CheckDef[] | undefined> {
-  if (!opts.only?.length && !opts.skip?.length) return undefined;
-  const [{ CATALOG }, { resolveSelection, selectCatalog }] = await Promise.all([
+  return (await selectionFrom(opts)).catalog;
+}
+
+/**
+ * What `--only`/`--skip` select: the passive catalog (undefined: all of it) and, for `--active`,
+ * the probes (PROBE-* IDs or the layer `probe`; null: not narrowed). `--only` naming probes alone
+ * runs the passive checks the probes plan from, unreported. A PROBE-* ID without `--active` is exit 3.
+ */
+export async function selectionFrom(
+  opts: Pick<CheckCommandOptions, "only" | "skip" | "active">,
+): Promise<{
+  catalog: readonly CheckDef[] | undefined;
+  probes: string[] | null;
+  passive: boolean;
+  /** PROBE-* IDs named by `--skip` (listed as skipped, like passive checks). */
+  skippedProbes: string[];
+}> {
+  if (!opts.only?.length && !opts.skip?.length) {
+    return { catalog: undefined, probes: null, passive: true, skippedProbes: [] };
+  }
+  const [{ CATALOG }, { resolveSelection, selectCatalog }, { PROBE_CHECKS }] = await Promise.all([
     import("../checks/catalog.ts"),
     import("../checks/ids.ts"),
+    import("../checks/probe/catalog.ts"),
   ]);
-  const only = resolveSelection(opts.only ?? [], CATALOG);
-  const skip = resolveSelection(opts.skip ?? [], CATALOG);
+  const known = [...CATALOG, ...PROBE_CHECKS];
+  const only = resolveSelection(opts.only ?? [], known);
+  const skip = resolveSelection(opts.skip ?? [], known);
   const errors = [...only.errors.map((e) => `--only: ${e}`), ...skip.errors.map((e) => `--skip: ${e}`)];
   if (errors.length) throw new ToolError(errors.join("; "));
-  return selectCatalog(CATALOG, { only: only.ids, skip: skip.ids });
+  const isProbe = (id: string) => PROBE_CHECKS.some((p) => p.id === id);
+  const named = [...only.ids, ...skip.ids].filter(isProbe);
+  if (named.length && !opts.active) {
+    throw new ToolError(`${named[0]} is an active probe: add --active (or run \`flyingfish probe\`)`);
+  }
+  const passiveOnly = only.ids.filter((id) => !isProbe(id));
+  const probeOnly = only.ids.filter(isProbe);
+  // `--only` naming probes picks them; otherwise `--active` runs the mode's default set. Skipped
+  // probes are taken out once the mode is known (cli/probe_cmd.ts).
+  const probes = probeOnly.length
+    ? PROBE_CHECKS.filter((p) => probeOnly.includes(p.id) && !skip.ids.includes(p.id)).map((p) => p.probe)
+    : null;
+  const passive = only.ids.length === 0 || passiveOnly.length > 0;
+  const catalog = selectCatalog(CATALOG, {
+    only: only.ids.length ? passiveOnly : [],
+    skip: skip.ids.filter((id) => !isProbe(id)),
+  });
+  return { catalog, probes, passive, skippedProbes: skip.ids.filter(isProbe) };
 }
 
 /** The clusters a run looks at: the local source and, in dual mode, the remote one (or why not). */
@@ -166,8 +209,24 @@ export async function openSources(
 export async function runCheckCommand(opts: CheckCommandOptions): Promise<number> {
   const options = runOptionsFrom(opts);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
-  const catalog = await catalogFrom(opts);
+  const selection = await selectionFrom(opts);
+  const catalog = selection.catalog;
   preloadRunModules();
+  if (opts.active) {
+    const [{ runActiveReport }, { cliInvocation }] = await Promise.all([
+      import("./probe_cmd.ts"),
+      import("../report/invocation.ts"),
+    ]);
+    if (selection.probes?.length === 0) {
+      throw new ToolError("--active with every probe skipped: nothing to probe");
+    }
+    const probes = selection.probes ?? opts.probes ?? [];
+    return await runActiveReport(selection.passive ? "check" : "probe", probes, opts, cliInvocation(opts), {
+      catalog,
+      skipped: selection.skippedProbes,
+    });
+  }
+  if (opts.probes?.length) throw new ToolError("--probes selects the probes of --active: add --active");
   return await withSources(opts, requestTimeoutMs, runTimeoutMs, async ({ local, remote }) => {
     const { cliInvocation } = await import("../report/invocation.ts");
     const invocation = cliInvocation(opts);
@@ -233,6 +292,9 @@ export interface DiagnoseHooks {
   catalog?: readonly CheckDef[];
   /** How the user ran FlyingFish (recorded in the report; remediation commands name its clusters). */
   invocation?: Invocation;
+  /** More reads (the active probes') and what runs after the passive checks (see diagnose/run.ts). */
+  extraReads?: DiagnosisRequest["extraReads"];
+  after?: DiagnosisRequest["after"];
 }
 
 /** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
@@ -263,6 +325,8 @@ export async function diagnose(
     onResult: hooks.onResult,
     catalog: hooks.catalog,
     invocation: hooks.invocation,
+    extraReads: hooks.extraReads,
+    after: hooks.after,
     onNotice: (line) => console.error(`flyingfish: ${line}`),
   });
 }
@@ -288,6 +352,12 @@ export async function diagnoseAndPrint(
     peer?: string[];
     catalog?: readonly CheckDef[];
     invocation?: Invocation;
+    extraReads?: DiagnosisRequest["extraReads"];
+    after?: DiagnosisRequest["after"];
+    /** What of the report is printed and returned (`probe` keeps only the probe results). */
+    select?: (report: Report) => Report;
+    /** Write the rendered report to this file instead of stdout (`-` or absent: stdout). */
+    outputFile?: string;
   },
 ): Promise<Report> {
   const [{ render }, { LiveProgress }, { clusterLines, connectingLine }] = await Promise.all([
@@ -314,16 +384,25 @@ export async function diagnoseAndPrint(
       onResult: live ? (r) => live.result(r) : undefined,
       catalog: opts.catalog,
       invocation: opts.invocation,
+      extraReads: opts.extraReads,
+      after: opts.after,
     });
   } finally {
     stopProgress();
   }
+  if (opts.select) report = opts.select(report);
   if (!text && !quiet) writeErr(clusterLines(report).map((l) => ` ${l}\n`).join(""));
-  writeOut(render(report, opts.output as Format, {
-    color,
+  const file = opts.outputFile && opts.outputFile !== "-" ? opts.outputFile : null;
+  const rendered = render(report, opts.output as Format, {
+    color: file ? false : color,
     verbose: opts.verbose === true,
     quiet,
-    width,
-  }));
+    width: file ? undefined : width,
+  });
+  if (file) {
+    const { writeReportFile } = await import("./report_cmd.ts");
+    await writeReportFile(file, rendered);
+    writeErr(`flyingfish: wrote ${opts.output} report to ${file}\n`);
+  } else writeOut(rendered);
   return report;
 }

@@ -247,14 +247,23 @@ export function completionScript(program: Command, shell: string, values: Argume
   }
 }
 
-/** The values written into the script: check IDs for `explain`, scenario names for `demo`. */
+/**
+ * The values written into the script: check and probe IDs for `explain`, scenario names for `demo`,
+ * probe names for `probe`.
+ */
 export async function argumentValues(): Promise<ArgumentValues> {
-  const [{ CATALOG }, { listScenarios }] = await Promise.all([
+  const [{ CATALOG }, { PROBE_CHECKS }, { PROBE_NAMES }, { listScenarios }] = await Promise.all([
     import("../checks/catalog.ts"),
+    import("../checks/probe/catalog.ts"),
+    import("../probes/active/types.ts"),
     import("../demo/fakekube/scenario.ts"),
   ]);
   const scenarios = await listScenarios().catch(() => [] as string[]);
-  return { explain: CATALOG.map((c) => c.id), demo: scenarios };
+  return {
+    explain: [...CATALOG, ...PROBE_CHECKS].map((c) => c.id),
+    demo: scenarios,
+    probe: [...PROBE_NAMES, "all"],
+  };
 }
 
 /** Prints the completion script of `program` for `shell`. */

@@ -3,7 +3,11 @@ import { buildProgram } from "./program.ts";
 import { completionScript } from "./completion.ts";
 import { ToolError } from "../errors.ts";
 
-const VALUES = { explain: ["GW-01", "GW-02", "TUN-02"], demo: ["dual-healthy", "gw-lb-pending"] };
+const VALUES = {
+  explain: ["GW-01", "GW-02", "TUN-02", "PROBE-MATRIX", "PROBE-MTU"],
+  demo: ["dual-healthy", "gw-lb-pending"],
+  probe: ["matrix", "udp", "mtu", "service", "trace", "all"],
+};
 
 /** What the generated bash function offers for the words typed so far (the last one being completed). */
 async function bashComplete(words: string[]): Promise<string[]> {
@@ -36,6 +40,10 @@ Deno.test("completion bash: commands, flags, choices and argument values, from t
   assert.deepEqual(await bashComplete(["flyingfish", "explain", "GW"]), ["GW-01", "GW-02"]);
   assert.deepEqual(await bashComplete(["flyingfish", "demo", "dual"]), ["dual-healthy"]);
   assert.deepEqual(await bashComplete(["flyingfish", "completion", ""]), ["bash", "zsh", "fish"]);
+  assert.deepEqual(await bashComplete(["flyingfish", "explain", "PROBE-M"]), ["PROBE-MATRIX", "PROBE-MTU"]);
+  assert.deepEqual(await bashComplete(["flyingfish", "probe", "m"]), ["matrix", "mtu"]);
+  assert.deepEqual(await bashComplete(["flyingfish", "probe", "--mo"]), ["--mode"]);
+  assert.deepEqual(await bashComplete(["flyingfish", "check", "--act"]), ["--active"]);
   // hidden flags (kept for compatibility) are not offered
   const collect = await bashComplete(["flyingfish", "collect", "--"]);
   assert.ok(collect.includes("--output-file") && !collect.includes("--output"), collect.join(" "));

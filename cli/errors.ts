@@ -19,7 +19,7 @@ export const DOCUMENT_FORMATS = ["json", "yaml", "junit"] as const;
 export type DocumentFormat = typeof DOCUMENT_FORMATS[number];
 
 /** Commands whose `-o` is an output format with error documents. */
-const FORMAT_COMMANDS = new Set(["check", "demo", "checks"]);
+const FORMAT_COMMANDS = new Set(["check", "demo", "checks", "probe"]);
 
 /**
  * The `-o` format a command line asks for, read from the raw arguments (a usage error happens before

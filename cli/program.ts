@@ -96,6 +96,31 @@ function withRunOptions<A extends unknown[], O extends OptionValues, G extends O
     .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen");
 }
 
+/** The probe flags of `probe` and `check --active`. */
+function withProbeOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return cmd
+    .addOption(
+      new Option(
+        "--mode <mode>",
+        "how the peer is reached (default: direct with --remote-kubeconfig, else offload)",
+      )
+        .choices(["direct", "offload"] as const),
+    )
+    .option("--keep", "keep the probe namespace(s) and pods; prints the --cleanup command")
+    .option(
+      "--image <name=ref>",
+      "use this image for a probe role (repeatable; see --print-images)",
+      collectList,
+    )
+    .option("--image-registry <mirror>", "pull the default images from this registry (path and digest kept)")
+    .option("--print-images", "print the images the probes pull, pinned by digest, and exit")
+    .option("--tolerate <key>", "also probe nodes tainted with this key (repeatable)", collectList)
+    .option("--probe-timeout <duration>", "bound of bringing the probe pods up, and of each probe", "60s")
+    .option("--cleanup-timeout <duration>", "the cleanup's own budget, on top of --timeout", "30s");
+}
+
 /** Builds the command tree (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command()
@@ -129,13 +154,53 @@ export function buildProgram(): Command {
       "do not run these checks (IDs or layers); what needs them is not run",
       collectList,
     );
-  withRunOptions(check)
+  const checkWith = withRunOptions(check)
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .option("-q, --quiet", "print only the diagnosis and the counts")
+    .option("--active", "then run the active probes (creates pods: see `flyingfish probe --help`)")
+    .option(
+      "--probes <names>",
+      "with --active: matrix, udp, mtu, service, trace or all (comma-separated)",
+      collectList,
+    );
+  withProbeOptions(checkWith)
     .action(async (opts) => {
       const { runCheckCommand } = await import("./check.ts");
       Deno.exitCode = await runCheckCommand(opts);
+    });
+
+  const probe = withSourceOptions(
+    program.command("probe")
+      .description(
+        "active probes (opt-in): create probe pods in a flyingfish-probe-<run id> namespace, prove the data path " +
+          "end to end, remove everything",
+      )
+      .argument(
+        "[probes...]",
+        "matrix, udp, mtu, service, trace or all (default: all that apply to the mode)",
+      ),
+  )
+    .addOption(
+      formatOption(
+        [...FORMATS, "html"] as const,
+        (v) => `To write the output to a file, use --output-file ${v}.`,
+      ).default("text" as const),
+    )
+    .option(
+      "-f, --output-file <file>",
+      "write the report to this file (needs --allow-write); stdout when absent or -",
+    )
+    .option("--cleanup", "remove the namespaces of earlier runs, by label, on every kubeconfig given")
+    .option("--run-id <id>", "with --cleanup: only this run's namespace (expired or not)")
+    .option("--all", "with --cleanup: every run's namespace, expired or not (default: only expired ones)");
+  withProbeOptions(withRunOptions(probe))
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .option("-v, --verbose", "show evidence for passing probes too")
+    .option("-q, --quiet", "print only the diagnosis and the counts")
+    .action(async (probes, opts) => {
+      const { runProbeCommand } = await import("./probe_cmd.ts");
+      Deno.exitCode = await runProbeCommand(probes, opts);
     });
 
   const report = program.command("report")
@@ -271,6 +336,10 @@ export function buildProgram(): Command {
     .description("run the full check against an embedded fake cluster (no cluster needed)")
     .argument("[scenario]", "scenario name (see `flyingfish demo --list`)", "gw-lb-pending")
     .option("--list", "list the embedded scenarios")
+    .option(
+      "--active [scenario]",
+      "an active-probe scenario: check --active against it (creates and removes probe pods in the fake servers); alone: list them",
+    )
     .addOption(
       formatOption(FORMATS, (v) => `To save the output in a file, redirect it: -o json > ${v}`).default(
         "text" as const,

@@ -8,7 +8,7 @@ import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
 import { CATALOG } from "../checks/catalog.ts";
-import { type EngineInput, runEngine } from "../checks/engine.ts";
+import { diagnose, type EngineInput, runEngine } from "../checks/engine.ts";
 import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { KindId } from "../kube/kinds.ts";
@@ -19,7 +19,8 @@ import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
 import { assembleReport } from "../report/assemble.ts";
 import type { Invocation } from "../report/invocation.ts";
-import { peersOf, planFor, ViewLoader, viewOf } from "./views.ts";
+import type { ActiveRunRecord } from "../report/active.ts";
+import { type DeclaresReads, peersOf, planFor, ViewLoader, viewOf } from "./views.ts";
 import { pairPeers } from "./pairing.ts";
 import { warmWireguard } from "./warmup.ts";
 
@@ -44,6 +45,24 @@ export interface DiagnosisRequest {
   /** A line for the user while the run goes on (e.g. the remote cluster is left out, and why). */
   onNotice?: (line: string) => void;
   signal?: AbortSignal;
+  /** Also read what these declare (the active probes plan their fleet from the inventory). */
+  extraReads?: readonly DeclaresReads[];
+  /**
+   * After the passive checks, over the same views: more results (the active probes, appended in
+   * layer order) and the report's `active` block; the summary, diagnosis and exit code count them.
+   */
+  after?: (run: AfterChecks) => Promise<{ results: CheckResult[]; active: ActiveRunRecord | null }>;
+}
+
+/** What {@link DiagnosisRequest.after} sees: the views the passive checks judged, and their verdict. */
+export interface AfterChecks {
+  local: ClusterView;
+  /** Dual mode: the remote view (null when it is left out). */
+  remote: ClusterView | null;
+  /** The local cluster's peers (narrowed by `--peer`). */
+  localPeers: readonly PeerView[];
+  /** The passive results. */
+  results: readonly CheckResult[];
 }
 
 /**
@@ -66,7 +85,7 @@ const WARMUP_READS: readonly (readonly [KindId, ReadScope])[] = [
 export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   const started = performance.now();
   const catalog = req.catalog ?? CATALOG;
-  const plan = planFor(catalog);
+  const plan = planFor([...catalog, ...(req.extraReads ?? [])]);
   const remoteSource = req.remote?.source ?? null;
   const localLoad = new ViewLoader(req.local, plan, WARMUP_READS);
   const localVersion = req.local.probeReachable?.() ?? Promise.resolve(null);
@@ -144,6 +163,12 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     signal: req.signal,
   });
 
+  // The active probes run over the same views (and clients), after the passive verdict.
+  const extra = req.after ? await req.after({ local, remote, localPeers, results: engine.results }) : null;
+  const results = extra ? [...engine.results, ...extra.results] : engine.results;
+  const diagnosis = extra ? diagnose(results, catalog) : engine.diagnosis;
+  const exitCode = extra ? exitCodeOf(results) : engine.exitCode;
+
   const views = remote ? [local, remote] : [local];
   const clusters: ClusterInfo[] = views.map((v, i) => ({
     name: v.name,
@@ -195,15 +220,22 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     snapshotTakenAt: snapshot ? local.now.toISOString() : null,
     clusters,
     peers,
-    results: engine.results,
-    diagnosis: engine.diagnosis,
-    summary: summarize(engine.results),
-    exitCode: engine.exitCode,
+    results,
+    diagnosis,
+    summary: summarize(results),
+    exitCode,
     durationMs: Math.round(performance.now() - started),
     peering: peering.value,
     cheatSheet: cheatSheet.value,
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
+    ...(extra ? { active: extra.active } : {}),
   }, req.invocation ?? null);
+}
+
+/** 2 on a failure, 1 on a warning or unknown, else 0 (the engine's rule). */
+function exitCodeOf(results: readonly CheckResult[]): 0 | 1 | 2 {
+  if (results.some((r) => r.status === "fail")) return 2;
+  return results.some((r) => r.status === "warn" || r.status === "unknown") ? 1 : 0;
 }
 
 function peerInfo(view: ClusterView, p: PeerView): PeerInfo {

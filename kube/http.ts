@@ -13,6 +13,10 @@
  * backoff and jitter, all within the request's time budget (`timeoutMs` covers every attempt). A 401
  * with credentials from an exec plugin runs the plugin again and resends once (client-go does too).
  *
+ * Writes (the active probes' creates and deletes, {@link KubeHttp.request}) share the agent, the
+ * limiter, the credentials and the timeout, but are NEVER retried automatically: only a connection
+ * that failed before any byte of the request was sent is tried again.
+ *
  * Why node:https and not fetch: fetch cannot present a client certificate per cluster without
  * Deno.createHttpClient, and an HTTP/2 GOAWAY aborted the process through the undici transport
  * (see DESIGN.md). The node: modules are imported lazily, inside {@link createKubeHttp}.
@@ -66,6 +70,14 @@ export const MIN_ATTEMPT_MS = 50;
 
 const errorRetries = new WeakMap<object, number>();
 
+/** Errors of requests that failed before they had an established connection: nothing was sent. */
+const unsentErrors = new WeakSet<object>();
+
+/** True when `err` failed a request before any byte of it was sent (see {@link KubeHttp.request}). */
+export function isUnsent(err: unknown): boolean {
+  return typeof err === "object" && err !== null && unsentErrors.has(err);
+}
+
 /** How many times a GET was retried before it failed with `err` (0 when it was not retried). */
 export function retriesOf(err: unknown): number {
   return typeof err === "object" && err !== null ? errorRetries.get(err) ?? 0 : 0;
@@ -84,6 +96,18 @@ export interface KubeGetOptions {
   maxBytes?: number;
   /** Go before non-urgent requests waiting for a slot (what the run's critical path waits on). */
   urgent?: boolean;
+}
+
+/** Options of one {@link KubeHttp.request}. */
+export interface KubeRequestOptions {
+  /** The request body (sent with `contentType`). */
+  body?: string;
+  /** The Content-Type of `body` (default `application/json`). */
+  contentType?: string;
+  /** The Accept header (default `application/json`). */
+  accept?: string;
+  /** Aborts the request (also while it waits for a slot); it then rejects with `signal.reason`. */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link createKubeHttp}. */
@@ -124,6 +148,17 @@ export interface KubeHttp {
    * network errors and on timeout (`TimeoutError`) once the retries are spent ({@link retriesOf}).
    */
   get(path: string, opts?: KubeGetOptions): Promise<KubeHttpResponse>;
+  /**
+   * Any method on `path` (the writes of the active probes), through the same agent, limiter,
+   * credentials and timeout as {@link KubeHttp.get}. GET and HEAD are retried like `get`; any other
+   * method is sent ONCE: a write whose answer was lost may have happened, so resending it could act
+   * twice. The one exception is a connection that failed before a byte of the request went out (a
+   * connect or TLS handshake reset or dropped before the connection was established): the server
+   * cannot have seen it, so it is sent again within the time budget (refused connections are not,
+   * like GETs; a kept-alive connection that dies under a write counts as sent). Rejects on network
+   * errors, on timeout (`TimeoutError`) and with `signal.reason` when `signal` aborts.
+   */
+  request(method: string, path: string, opts?: KubeRequestOptions): Promise<KubeHttpResponse>;
   /** Credentials and TLS settings for a connection of its own (the exec websocket). */
   connectOptions(): Promise<ConnectOptions>;
   /** Connection and queue counters. */
@@ -261,6 +296,8 @@ export async function createKubeHttp(
    * One attempt, timing out at `attemptDeadline` (the wait for a free slot included). A kept-alive
    * connection the server closed while it sat idle fails with ECONNRESET/EPIPE as soon as it is
    * reused: such a GET is sent once more at once (Node's advice), which is not counted as a retry.
+   * Other methods are never resent here; an error raised before the request had an established
+   * connection is marked as {@link unsentErrors} (nothing of it reached the server).
    */
   async function attempt(
     url: string,
@@ -269,6 +306,7 @@ export async function createKubeHttp(
     maxBytes: number,
     attemptDeadline: number,
     urgent = false,
+    extra: { method?: string; body?: string; signal?: AbortSignal } = {},
   ): Promise<Answer> {
     const timeout = (): Error => {
       const err = new Error(`request timed out after ${timeoutMs} ms`);
@@ -277,6 +315,12 @@ export async function createKubeHttp(
     };
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(timeout()), Math.max(0, attemptDeadline - Date.now()));
+    const outer = extra.signal;
+    const onOuterAbort = (): void => ctl.abort(outer?.reason);
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    const method = extra.method ?? "GET";
+    const idempotent = method === "GET" || method === "HEAD";
     let release: (() => void) | null = null;
     try {
       release = await limiter.acquire(ctl.signal, urgent);
@@ -292,7 +336,7 @@ export async function createKubeHttp(
           };
           requests++;
           processStats.requests++;
-          const req = doRequest(url, { method: "GET", agent, headers }, (res: IncomingMessage) => {
+          const req = doRequest(url, { method, agent, headers }, (res: IncomingMessage) => {
             const chunks: Uint8Array[] = [];
             let size = 0;
             res.on("data", (c: Uint8Array) => {
@@ -316,6 +360,12 @@ export async function createKubeHttp(
             });
           });
           countSocket(req);
+          // Whether the request had an established connection (so bytes of it may have gone out).
+          let established = false;
+          req.on("socket", (sock: { connecting?: boolean; once(e: string, f: () => void): void }) => {
+            if (sock.connecting !== true) established = true;
+            else sock.once(secure ? "secureConnect" : "connect", () => established = true);
+          });
           const onAbort = (): void => {
             finish(() => reject(ctl.signal.reason));
             req.destroy(ctl.signal.reason);
@@ -323,14 +373,18 @@ export async function createKubeHttp(
           ctl.signal.addEventListener("abort", onAbort, { once: true });
           req.on("error", (err: unknown) =>
             finish(() => {
-              if (mayResend && req.reusedSocket && isStaleConnection(err)) resolve(send(false));
-              else reject(err);
+              if (idempotent && mayResend && req.reusedSocket && isStaleConnection(err)) resolve(send(false));
+              else {
+                if (!established && typeof err === "object" && err !== null) unsentErrors.add(err);
+                reject(err);
+              }
             }));
-          req.end();
+          req.end(extra.body);
         });
       return await send(true);
     } finally {
       clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuterAbort);
       release?.();
     }
   }
@@ -376,6 +430,69 @@ export async function createKubeHttp(
     }
   }
 
+  async function request(
+    method: string,
+    path: string,
+    o: KubeRequestOptions = {},
+  ): Promise<KubeHttpResponse> {
+    const m = method.toUpperCase();
+    if ((m === "GET" || m === "HEAD") && o.body === undefined && !o.signal) {
+      return await get(path, { accept: o.accept });
+    }
+    const url = `${base}${path}`;
+    const deadline = Date.now() + timeoutMs;
+    let renewed = false;
+    let creds = await credentialsNow();
+    let agent = agentFor(await tlsFor(creds));
+    const idempotent = m === "GET" || m === "HEAD";
+    for (let retries = 0;; retries++) {
+      const last = retries + 1 >= policy.attempts;
+      const headers: Record<string, string> = {
+        ...creds.headers,
+        Accept: o.accept ?? "application/json",
+        "User-Agent": "flyingfish",
+      };
+      if (o.body !== undefined) {
+        headers["Content-Type"] = o.contentType ?? "application/json";
+        // Explicit: Node frames no body of a DELETE by default (no chunked encoding for it).
+        headers["Content-Length"] = String(new TextEncoder().encode(o.body).length);
+      }
+      let answer: Answer | null = null;
+      let error: unknown = null;
+      try {
+        answer = await attempt(url, agent, headers, Infinity, deadline, false, {
+          method: m,
+          body: o.body,
+          signal: o.signal,
+        });
+      } catch (err) {
+        error = err;
+      }
+      if (answer?.status === 401 && !renewed && credentials.renew()) {
+        // Authentication comes before anything else: a rejected write did nothing, resend it once.
+        renewed = true;
+        creds = await credentialsNow();
+        agent = agentFor(await tlsFor(creds));
+        retries--;
+        continue;
+      }
+      // Reads retry like get(); a write only when the server cannot have seen it (see KubeHttp.request).
+      const retryable = !o.signal?.aborted &&
+        (idempotent
+          ? (answer ? RETRYABLE_STATUSES.has(answer.status) : isTransientError(error))
+          : answer === null && isUnsent(error) && isTransientError(error));
+      const wait = retryable && !last
+        ? (answer ? retryAfterMs(answer.retryAfter) : null) ?? backoffMs(policy, retries + 1)
+        : null;
+      if (wait === null || Date.now() + wait + MIN_ATTEMPT_MS > deadline) {
+        if (answer) return { status: answer.status, body: answer.body, retries };
+        if (typeof error === "object" && error !== null) errorRetries.set(error, retries);
+        throw error;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
   async function connectOptions(): Promise<ConnectOptions> {
     const creds = await credentialsNow();
     const tls = await tlsFor(creds);
@@ -399,6 +516,7 @@ export async function createKubeHttp(
 
   return {
     get,
+    request,
     connectOptions,
     stats: () => ({ ...limiter.stats(), connectionsOpened, requests }),
     close,

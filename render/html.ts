@@ -7,6 +7,7 @@
  * results with evidence and fixes (commands in `<pre>` blocks holding only the command), the
  * peering dump, the cheat sheet and the run metadata (clusters with Kubernetes and Liqo versions).
  */
+import { activeHtml } from "./active_html.ts";
 import {
   type AlsoFailing,
   type Hop as DeclaredHop,
@@ -394,6 +395,8 @@ export function renderHtml(report: Report): string {
   body.push(`<h2>Data path</h2><div class="chips">`);
   for (const layer of LAYERS) {
     const st = worst(report.results.filter((r) => r.layer === layer));
+    // Probes are opt-in: a passive run has no probe chip at all, not a grey one.
+    if (layer === "probe" && st === "none") continue;
     body.push(
       `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${
         st === "none" ? "·" : MARKS[st]
@@ -482,6 +485,8 @@ export function renderHtml(report: Report): string {
       );
     }
   }
+
+  if (report.active) body.push(...activeHtml(report, report.active));
 
   // Peering dump
   const gaps = (section: ReportSection): string[] =>

@@ -6,6 +6,7 @@
  * Fix commands are fenced code blocks holding only the command, ready to copy. Every string from
  * the cluster is escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
+import { activeMarkdown } from "./active_markdown.ts";
 import {
   LAYER_TITLES,
   type RemediationStep,
@@ -206,6 +207,8 @@ export function renderMarkdown(report: Report): string {
     }
     if (needsRemote.length) out.push(needsRemoteLine(needsRemote), "");
   }
+
+  if (report.active) out.push(...activeMarkdown(report, report.active));
 
   // Peering dump
   const gaps = (section: ReportSection): string[] =>

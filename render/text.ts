@@ -30,6 +30,7 @@ import {
 } from "../report/model.ts";
 import { remediationLines, shellCommentIndex } from "../report/remediation.ts";
 import { clusterLines } from "./context.ts";
+import { activeLines } from "./active_text.ts";
 import { displayWidth, type Hang, PIPE_WIDTH, truncate, wrapCommand, wrapWords } from "./wrap.ts";
 
 export { PIPE_WIDTH } from "./wrap.ts";
@@ -633,6 +634,7 @@ export function renderText(report: Report, opts: TextOptions): string {
       if (row.result) out.push(...detailLines(row.result, ctx));
     }
   }
+  if (report.active) out.push(...activeLines(report, report.active, c, width, opts.verbose));
   out.push(...needsRemoteLines(needsRemote, c, width));
   if (opts.verbose) out.push(...verboseSections(report, c, width));
   out.push("", ` ${c.dim("─".repeat(Math.min(RULE_WIDTH, width - 1)))}`, counts, ...tail);

@@ -39,7 +39,11 @@ export const LAYER_SHORT: Readonly<Record<Layer, string>> = {
   ipam: "IPAM",
   cni: "CNI",
   reflection: "REF",
+  probe: "PRB",
 };
+
+/** The dashboard's columns: watch runs the passive catalog only, so the probe layer has none. */
+const DASHBOARD_LAYERS = LAYERS.filter((l) => l !== "probe");
 
 /** The header's last word once the watch ended. */
 const ENDED: Readonly<Record<EndReason, string>> = {
@@ -128,14 +132,14 @@ export function renderDashboard(m: WatchDashboardModel, opts: DashboardOptions):
   // The table.
   const labels = m.rows.map((r) => rowLabel(r, clusters));
   const labelW = Math.min(Math.max(4, ...labels.map(displayWidth)), Math.max(8, Math.floor(width / 3)));
-  const colW = LAYERS.map((l) => LAYER_SHORT[l].length + 1);
+  const colW = DASHBOARD_LAYERS.map((l) => LAYER_SHORT[l].length + 1);
   const head = ` ${pad("PEER", labelW)}  ${
-    LAYERS.map((l, i) => pad(LAYER_SHORT[l], colW[i])).join("")
+    DASHBOARD_LAYERS.map((l, i) => pad(LAYER_SHORT[l], colW[i])).join("")
   } FIRST BROKEN LINK`;
   lines.push(fit(c.bold(head), width));
   if (m.rows.length === 0) lines.push(c.dim(" (no round yet)"));
   m.rows.forEach((row, i) => {
-    const cells = LAYERS.map((l, k) => {
+    const cells = DASHBOARD_LAYERS.map((l, k) => {
       const s = row.cells[l];
       return pad(paint(c, s, CELL_MARK[s]), colW[k]);
     }).join("");

@@ -12,6 +12,8 @@ import { type CheckResult, LAYERS, type SkipKind, type Status, STATUSES } from "
 import type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 import { type Invocation, InvocationSchema } from "./invocation.ts";
 import { type RemediationStep, RemediationStepSchema } from "./remediation.ts";
+import { type ActiveRunRecord, ActiveRunRecordSchema } from "./active.ts";
+export { CELL_LEGEND, CELL_MARKS, cellState, cellText, cleanupCommandOf, createdSummary } from "./active.ts";
 
 // The renderers see only this module: the check vocabulary they print comes through here.
 export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.ts";
@@ -19,6 +21,16 @@ export type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
 export type { Invocation } from "./invocation.ts";
 export type { RemediationStep } from "./remediation.ts";
+export type {
+  ActiveMatrix,
+  ActiveRunRecord,
+  CellState,
+  CleanupRecord,
+  CreatedObject,
+  ExcludedNode,
+  MatrixCell,
+  MatrixGrid,
+} from "./active.ts";
 
 /** Version of the report document shape. */
 export const SCHEMA_VERSION = "2";
@@ -167,6 +179,8 @@ export interface Report {
   cheatSheet: CheatSheetEntry[];
   /** Report sections built from partial data, and why (a kind they read was unreadable). */
   incomplete: ReportGap[];
+  /** The active probe run (`probe`, `check --active`); absent or null for passive runs. */
+  active?: ActiveRunRecord | null;
 }
 
 /** A report section that could not be built from complete data. */
@@ -340,6 +354,10 @@ const reportObject = z.object({
   cheatSheet: z.array(CheatSheetEntrySchema),
   incomplete: z.array(ReportGapSchema).describe(
     "Report sections built from partial data (a kind they read was forbidden or unreadable), and why",
+  ),
+  active: ActiveRunRecordSchema.nullable().optional().describe(
+    "The active probe run (flyingfish probe, check --active): run id, mode, peer, the objects it " +
+      "created and what became of them, excluded nodes, images, the reachability matrix; absent for passive runs",
   ),
 }).meta({
   title: "FlyingFish report",

@@ -25,6 +25,7 @@ export const RemediationStepSchema: z.ZodType<RemediationStep> = z.object({
 
 /** Programs whose invocation starts a command line (a line starting with one is a command). */
 const COMMAND_WORDS: ReadonlySet<string> = new Set([
+  "flyingfish",
   "kubectl",
   "liqoctl",
   "helm",

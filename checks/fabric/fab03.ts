@@ -89,7 +89,9 @@ export const FAB_03: CheckDef = {
       "(InternalNode status.nodeIP, node InternalIPs). Passive only.",
     decides: "pass without such policies or when they admit UDP 6091 from every source; fail on a deny-all " +
       "policy; warn otherwise (CNIs differ on host traffic).",
-    fixes: "Add an ingress rule admitting UDP 6091 from the node addresses.",
+    fixes: "Add an ingress rule admitting UDP 6091 from the node addresses. Active half: " +
+      "`flyingfish probe matrix` (PROBE-MATRIX) sends real traffic from a pod on every node: a whole row " +
+      "red there is that node's Geneve path to the gateway, whatever the policies say.",
   },
   hops: ["node", "geneve"],
   run,

@@ -10,7 +10,10 @@ import type { Status } from "../../checks/types.ts";
 import type { WireguardState } from "./exec.ts";
 import { type FakeCluster, type FakeClusterConfig, kubeconfigFor, startFakeCluster } from "./server.ts";
 import { type FaultRule, FaultRuleSchema } from "./faults.ts";
+import { type Lifecycle, LifecycleSchema } from "./lifecycle.ts";
 import { generateTlsMaterial, shiftPemCertificates } from "./tls.ts";
+import { type NetworkModel, NetworkModelSchema } from "./netmodel.ts";
+import { createNetworkHost } from "./probe_exec.ts";
 
 /** The base examples' time; scenario timestamps are shifted by (now - referenceTime). */
 export const DEFAULT_REFERENCE_TIME = "2026-11-30T02:30:00Z";
@@ -67,6 +70,7 @@ const ClusterSchema = z.strictObject({
   logs: z.record(z.string(), z.string()).optional(),
   missingGroups: z.array(z.string().regex(/\./, "an API group such as ipam.liqo.io")).default([]),
   faults: z.array(FaultRuleSchema).default([]),
+  lifecycle: LifecycleSchema.optional(),
 });
 
 const ExpectedResultSchema = z.union([
@@ -82,6 +86,7 @@ const ScenarioFileSchema = z.strictObject({
     DEFAULT_REFERENCE_TIME,
   ),
   clusters: z.record(z.string(), ClusterSchema),
+  network: NetworkModelSchema.optional(),
   run: z.strictObject({
     local: z.string(),
     remote: z.string().optional(),
@@ -94,6 +99,12 @@ const ScenarioFileSchema = z.strictObject({
     results: z.record(z.string(), ExpectedResultSchema).default({}),
     evidence: z.record(z.string(), z.array(z.string())).default({}),
     noOtherFailures: z.boolean().default(true),
+    /** Active scenarios: the matrix pattern (local → remote grid) the run must show. */
+    matrix: z.strictObject({
+      redRows: z.array(z.string()).optional(),
+      redCols: z.array(z.string()).optional(),
+      allRed: z.boolean().optional(),
+    }).optional(),
   }),
 });
 
@@ -119,6 +130,8 @@ export interface ScenarioCluster {
   missingGroups: string[];
   /** Injected faults (see faults.ts): path regexps as strings. */
   faults: FaultRule[];
+  /** How written objects live on (active scenarios, see lifecycle.ts). */
+  lifecycle?: Lifecycle;
 }
 
 /** Expected status for one check ID: for every result, or per peer/cluster. */
@@ -129,6 +142,8 @@ export interface ScenarioFile {
   description: string;
   referenceTime: string;
   clusters: Record<string, ScenarioCluster>;
+  /** The data plane the probe commands see (active scenarios); absent = no network model. */
+  network?: NetworkModel;
   run: { local: string; remote?: string; args: string[]; networkProbes: boolean };
   expect: {
     exitCode: number;
@@ -136,6 +151,8 @@ export interface ScenarioFile {
     results: Record<string, ExpectedResult>;
     evidence: Record<string, string[]>;
     noOtherFailures: boolean;
+    /** Active scenarios: red rows/columns of the local → remote matrix grid. */
+    matrix?: { redRows?: string[]; redCols?: string[]; allRed?: boolean };
   };
 }
 
@@ -176,14 +193,21 @@ export function scenariosRoot(): URL {
   return new URL("../../testdata/scenarios/", import.meta.url);
 }
 
+/** testdata/active/ of this package: the active-probe scenarios (kept apart from the passive matrix). */
+export function activeScenariosRoot(): URL {
+  return new URL("../../testdata/active/", import.meta.url);
+}
+
 /** testdata/base/ of this package. */
 export function baseRoot(): URL {
   return new URL("../../testdata/base/", import.meta.url);
 }
 
-/** Scenario folder names (those with a scenario.yaml), sorted. Works for file: URLs only. */
-export async function listScenarios(): Promise<string[]> {
-  const root = scenariosRoot();
+/**
+ * Scenario folder names (those with a scenario.yaml) under `root` (default testdata/scenarios/),
+ * sorted. Works for file: URLs only.
+ */
+export async function listScenarios(root: URL = scenariosRoot()): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(root)) {
     if (!e.isDirectory) continue;
@@ -201,14 +225,23 @@ function formatZodError(err: z.ZodError): string {
   return err.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`).join("\n");
 }
 
-/** Loads and validates testdata/scenarios/<name>/scenario.yaml. */
-export async function loadScenario(name: string): Promise<Scenario> {
-  const dir = new URL(`${name}/`, scenariosRoot());
+/**
+ * Loads and validates `<root>/<name>/scenario.yaml`: root defaults to testdata/scenarios/, and a
+ * name `active/<x>` means testdata/active/<x> (the active-probe scenarios).
+ */
+export async function loadScenario(name: string, root?: URL): Promise<Scenario> {
+  const active = root === undefined && name.startsWith("active/");
+  const dir = new URL(
+    `${active ? name.slice("active/".length) : name}/`,
+    root ?? (active ? activeScenariosRoot() : scenariosRoot()),
+  );
   const file = new URL("scenario.yaml", dir);
   const raw = parse(await readText(file));
   const r = ScenarioSchema.safeParse(raw);
   if (!r.success) throw new Error(`invalid scenario ${name} (${file.href}):\n${formatZodError(r.error)}`);
   const s: Scenario = { ...r.data, name, dir: dir.href };
+  // An active scenario always has a data plane: no `network:` block means a healthy one.
+  if (!s.network && dir.href.startsWith(activeScenariosRoot().href)) s.network = NetworkModelSchema.parse({});
   for (const c of [s.run.local, ...(s.run.remote ? [s.run.remote] : [])]) {
     if (!s.clusters[c]) throw new Error(`scenario ${name}: run refers to unknown cluster "${c}"`);
   }
@@ -440,6 +473,7 @@ export async function buildClusterConfig(
     ...(c.logs ? { logs: c.logs } : {}),
     ...(c.missingGroups.length ? { missingGroups: c.missingGroups } : {}),
     ...(c.faults.length ? { faults: c.faults } : {}),
+    ...(c.lifecycle ? { lifecycle: c.lifecycle } : {}),
   };
 }
 
@@ -475,6 +509,8 @@ export async function serveScenario(
   const tls = opts.tls ?? true;
   const clusters: Record<string, FakeCluster | null> = {};
   const downConfigs: Record<string, string> = {};
+  // One data plane for every cluster of the scenario: packets cross between them.
+  const network = s.network ? createNetworkHost(s.network) : undefined;
   try {
     for (const name of Object.keys(s.clusters)) {
       if (s.clusters[name].down) {
@@ -491,6 +527,7 @@ export async function serveScenario(
         ...cfg,
         tls,
         execClockStepSeconds: opts.execClockStepSeconds,
+        ...(network ? { network } : {}),
       });
     }
   } catch (e) {

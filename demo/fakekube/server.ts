@@ -4,8 +4,10 @@
  * and field selectors and pagination, 403/404 Status objects, the exec WebSocket (channel protocol
  * v4/v5) answering `wg show …` from scenario state, and pod logs; tests can inject faults per path
  * (status codes, delays, resets, truncated or malformed lists, exec faults: see faults.ts), the demo
- * injects none. It never writes: any other method gets 405 and is logged. It spawns no processes
- * and writes no files, so `flyingfish demo` can run it with only `--allow-net=127.0.0.1`.
+ * injects none. Writes (POST create with dryRun, DELETE, SelfSubjectAccessReviews) go to writes.ts,
+ * and what follows them over time (scheduling, pod start, namespace purge) to lifecycle.ts; other
+ * methods get 405. Every request is logged. It spawns no processes and writes no files, so
+ * `flyingfish demo` can run it with only `--allow-net=127.0.0.1`.
  */
 import { stringify } from "yaml";
 import { KINDS } from "../../kube/kinds.ts";
@@ -28,6 +30,11 @@ import {
 } from "./websocket.ts";
 import { type ExecFault, type FaultRule, FaultTable, LOOP_CONTINUE_TOKEN, transformBody } from "./faults.ts";
 import { isWatchRequest, WatchHub } from "./watch.ts";
+import type { NetworkHost } from "./netmodel.ts";
+import { streamExecWhenReady } from "./probe_exec.ts";
+import { ClusterStore, routeWrite, type WriteContext } from "./writes.ts";
+import { LifecycleController, lifecycleDefaults, type LifecycleInput } from "./lifecycle.ts";
+import { PermissionTable } from "./admission.ts";
 
 export type { PodWireguardState, WireguardState } from "./exec.ts";
 export type { ExecFault, FaultAction, FaultMatch, FaultRule } from "./faults.ts";
@@ -77,6 +84,13 @@ export interface FakeClusterConfig {
   execClockStepSeconds?: number;
   /** Injected faults (tests only, see faults.ts); also settable later with {@link FakeCluster.setFaults}. */
   faults?: FaultRule[];
+  /** How written objects live on: permission table, Pod Security default, delays… (see lifecycle.ts). */
+  lifecycle?: LifecycleInput;
+  /**
+   * The scenario's data plane (netmodel.ts), shared by both clusters: exec asks it first (probe
+   * commands); null falls through to the WireGuard/iproute2 emulation of exec.ts.
+   */
+  network?: NetworkHost;
 }
 
 /** A running fake cluster. */
@@ -107,6 +121,8 @@ export interface FakeCluster {
    * on the open watches (see watch.ts). Returns how many objects changed.
    */
   replaceObjects(objects: K8sObject[], wireguard?: WireguardState): number;
+  /** Every object served now (base + created - deleted), with apiVersion/kind; deep copies. */
+  objects(): K8sObject[];
   /** Watch controls for tests: bookmarks now, forget history (410), cut or end every stream. */
   readonly watches: {
     bookmark(): void;
@@ -349,9 +365,12 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     cfg.objects.reduce((m, o) => Math.max(m, Number(o.metadata.resourceVersion) || 0), 1000) + 1,
   );
   const watchHub = new WatchHub(Number(listRv));
-
-  const isForbidden = (r: { plural: string; group: string }): boolean =>
-    forbid.has(r.plural) || forbid.has(`${r.plural}.${r.group}`);
+  cfg.network?.attach(cfg.name, () => [...resources.values()].flatMap((r) => r.objects));
+  const lifecycleCfg = lifecycleDefaults(cfg.lifecycle);
+  const permissions = new PermissionTable([...forbid], lifecycleCfg.deny);
+  const store = new ClusterStore(resources, watchHub, () => listRv = watchHub.resourceVersion);
+  const lifecycle = new LifecycleController(store, lifecycleCfg);
+  const writes: WriteContext = { store, lifecycle, config: lifecycleCfg, permissions, user: FAKE_USER };
 
   const forbidden = (
     verb: string,
@@ -455,7 +474,17 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
 
   const handleExec = (req: Request, url: URL, ns: string, podName: string): Response => {
     const r = { plural: "pods/exec", group: "" };
-    if (forbid.has("pods/exec")) return forbidden("create", r, ns, podName);
+    if (
+      !permissions.allows({
+        verb: "create",
+        resource: "pods",
+        subresource: "exec",
+        namespace: ns,
+        name: podName,
+      })
+    ) {
+      return forbidden("create", r, ns, podName);
+    }
     const pod = findPod(ns, podName);
     if (!pod) {
       return statusResponse(404, "NotFound", `pods "${podName}" not found`, { name: podName, kind: "pods" });
@@ -496,6 +525,24 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     const state: PodWireguardState | undefined = Object.hasOwn(cfg.wireguard, key)
       ? cfg.wireguard[key]
       : undefined;
+    // Probe commands go to the scenario's network model; it runs until done or the client leaves.
+    const netAbort = new AbortController();
+    const pending = execFaults.has(req)
+      ? null
+      : cfg.network?.exec(cfg.name, pod, container, command, netAbort.signal) ?? null;
+    if (pending) {
+      const { socket, response } = Deno.upgradeWebSocket(req);
+      response.headers.set("sec-websocket-protocol", protocol);
+      const stop = () => netAbort.abort();
+      socket.addEventListener("close", stop);
+      closing.signal.addEventListener("abort", stop, { once: true });
+      const done = pending.finally(() => closing.signal.removeEventListener("abort", stop));
+      streamExecWhenReady(socket, protocol, command, done, {
+        stdout: url.searchParams.get("stdout") !== "false",
+        stderr: url.searchParams.get("stderr") !== "false",
+      });
+      return response;
+    }
     const result = runCommand(state, command, {
       now: new Date(),
       elapsedSeconds: execElapsedSeconds(),
@@ -521,7 +568,11 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   };
 
   const handleLog = (url: URL, ns: string, podName: string): Response => {
-    if (forbid.has("pods/log")) return forbidden("get", { plural: "pods/log", group: "" }, ns, podName);
+    if (
+      !permissions.allows({ verb: "get", resource: "pods", subresource: "log", namespace: ns, name: podName })
+    ) {
+      return forbidden("get", { plural: "pods/log", group: "" }, ns, podName);
+    }
     const pod = findPod(ns, podName);
     if (!pod) {
       return statusResponse(404, "NotFound", `pods "${podName}" not found`, { name: podName, kind: "pods" });
@@ -572,7 +623,10 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     if (!r) return notFoundResource();
     if (ns !== undefined && !r.namespaced) return notFoundResource();
     if (name !== undefined && ns === undefined && r.namespaced) return notFoundResource();
-    if (isForbidden(r)) return forbidden(name !== undefined ? "get" : "list", r, ns, name);
+    const verb = name !== undefined ? "get" : isWatchRequest(url) ? "watch" : "list";
+    if (!permissions.allows({ verb, resource: r.plural, group: r.group, namespace: ns, name })) {
+      return forbidden(verb === "watch" ? "list" : verb, r, ns, name);
+    }
     const apiVersion = group === "" ? version : `${group}/${version}`;
     if (name !== undefined) {
       const o = r.objects.find((x) =>
@@ -629,8 +683,9 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     return json({ kind: `${r.kind}List`, apiVersion, metadata, items: page.map(stripTypeMeta) });
   };
 
-  const route = (req: Request, url: URL): Response => {
+  const route = (req: Request, url: URL): Response | Promise<Response> => {
     const segs = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    if (req.method !== "GET" && req.method !== "HEAD") return routeWrite(writes, req, url, segs);
     const p = segs.join("/");
     if (p === "version") {
       return json({
@@ -708,14 +763,14 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
       case "loop-continue": {
         const first = new URL(url);
         first.searchParams.delete("continue");
-        const res = route(req, first);
+        const res = await route(req, first);
         if (res.status !== 200) return res;
         const body = await res.json();
         if (typeof body !== "object" || body === null || !Array.isArray(body.items)) return json(body);
         return json({ ...body, metadata: { ...body.metadata, continue: LOOP_CONTINUE_TOKEN } });
       }
       default:
-        return await transformBody(route(req, url), fault);
+        return await transformBody(await route(req, url), fault);
     }
   };
 
@@ -739,13 +794,6 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
         : null;
       if (auth !== `Bearer ${token}` && wsToken !== token) {
         res = statusResponse(401, "Unauthorized", "Unauthorized");
-      } else if (req.method !== "GET" && req.method !== "HEAD") {
-        res = statusResponse(
-          405,
-          "MethodNotAllowed",
-          `the server does not allow this method on the requested resource (fakekube is read-only: ${req.method})`,
-          {},
-        );
       } else {
         res = await routeWithFaults(req, url, entry.query, upgrade);
       }
@@ -781,6 +829,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
       if (wireguard) cfg.wireguard = wireguard;
       return changed;
     },
+    objects: () => store.objects(),
     watches: {
       bookmark: () => watchHub.bookmark(),
       compact: () => watchHub.compact(),
@@ -793,6 +842,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     close: async () => {
       if (closed) return;
       closed = true;
+      lifecycle.stop();
       closing.abort();
       for (const s of hanging) {
         try {

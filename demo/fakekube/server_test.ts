@@ -240,7 +240,7 @@ Deno.test("fakekube: pagination with limit and continue", async () => {
   }
 });
 
-Deno.test("fakekube: forbidden resources, 405 on writes, request log", async () => {
+Deno.test("fakekube: forbidden resources, 405 on updates, request log", async () => {
   const c = await start({ forbid: ["secrets", "foreignclusters", "pods/log"] });
   try {
     const r = await get(c, "/api/v1/secrets?labelSelector=liqo.io%2Fremote-cluster-id");
@@ -260,12 +260,13 @@ Deno.test("fakekube: forbidden resources, 405 on writes, request log", async () 
     assert.equal((await get(c, "/api/v1/namespaces/t1/pods/gw/log?container=wireguard")).status, 403);
     assert.equal((await get(c, "/api/v1/pods")).status, 200);
 
-    const post = await get(c, "/api/v1/namespaces/t1/pods", { method: "POST", body: "{}" });
-    assert.equal(post.status, 405);
-    const del = await get(c, "/api/v1/namespaces/t1/pods/gw", { method: "DELETE" });
-    assert.equal(del.status, 405);
+    // Creates and deletes are served (writes_test.ts); updates are not.
+    const put = await get(c, "/api/v1/namespaces/t1/pods/gw", { method: "PUT", body: "{}" });
+    assert.equal(put.status, 405);
+    const patch = await get(c, "/api/v1/namespaces/t1/pods/gw", { method: "PATCH", body: "{}" });
+    assert.equal(patch.status, 405);
     const writes = c.requests.filter((x) => x.method !== "GET");
-    assert.deepEqual(writes.map((w) => [w.method, w.status]), [["POST", 405], ["DELETE", 405]]);
+    assert.deepEqual(writes.map((w) => [w.method, w.status]), [["PUT", 405], ["PATCH", 405]]);
     assert.equal(c.requests[0].path, "/api/v1/secrets");
     assert.equal(c.requests[0].query, "labelSelector=liqo.io%2Fremote-cluster-id");
     assert.equal(c.requests[0].status, 403);

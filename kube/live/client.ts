@@ -14,6 +14,7 @@ import {
   type KubeGetOptions,
   type KubeHttpResponse,
   type KubeHttpStats,
+  type KubeRequestOptions,
   retriesOf,
   type RetryPolicy,
   statusMessage,
@@ -60,6 +61,12 @@ export interface KubeClient {
   readonly closed: boolean;
   /** Authenticated GET of a path below the server URL (rejects on network errors and timeouts). */
   get(path: string, opts?: KubeGetOptions): Promise<KubeHttpResponse>;
+  /**
+   * Any method on a path below the server URL (the active probes' writes); writes are never retried
+   * automatically, except when nothing of them was sent (kube/http.ts `KubeHttp.request`). Resolves
+   * with any HTTP answer; rejects on network errors, timeouts and with `signal.reason` on abort.
+   */
+  request(method: string, path: string, opts?: KubeRequestOptions): Promise<KubeHttpResponse>;
   /** GET + JSON.parse; throws {@link ApiStatusError} on a non-2xx answer or a body that is not JSON. */
   getJson(path: string): Promise<unknown>;
   /** {@link KubeClient.getJson}, also saying how many times the GET was retried. */
@@ -154,6 +161,11 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     return http.get(path, o);
   }
 
+  function request(method: string, path: string, o?: KubeRequestOptions): Promise<KubeHttpResponse> {
+    if (closed) return Promise.reject(new Error("the cluster source is closed"));
+    return http.request(method, path, o);
+  }
+
   async function getJsonCounted(
     path: string,
     o?: KubeGetOptions,
@@ -239,6 +251,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
       return closed;
     },
     get,
+    request,
     getJson,
     getJsonCounted,
     failure,

@@ -44,8 +44,11 @@ export function dialUrl(ip: string, request: string, tries = 1): string {
   return `http://127.0.0.1:${PROBE_PORTS.http}/dial?${q.toString()}`;
 }
 
-/** One UDP request through the local pod's netexec `/dial`: stdout is the JSON answer. */
-export function udpDial(ip: string, request: string, maxTimeSeconds = 5): string[] {
+/**
+ * One UDP request through the local pod's netexec `/dial`: stdout is the JSON answer. netexec waits
+ * 5 s for the far side; curl waits longer so netexec's own error (i/o timeout, refused) comes back.
+ */
+export function udpDial(ip: string, request: string, maxTimeSeconds = 7): string[] {
   return ["curl", "-sS", "--max-time", String(maxTimeSeconds), dialUrl(ip, request)];
 }
 

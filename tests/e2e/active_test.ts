@@ -1,0 +1,125 @@
+/**
+ * The active-scenario matrix as a whole (the scenarios themselves run in active_shard_<k>_test.ts):
+ * every scenario lands in exactly one shard, and a PASSIVE run of every active scenario stays
+ * read-only — the same GET-only, listed-once request-log assertion as the passive matrix, on the
+ * fake servers that learned writes.
+ */
+import assert from "node:assert/strict";
+import { ACTIVE_SHARDS, activeScenarios, activeScenariosOfShard, probeObjects } from "./active_matrix.ts";
+import { activeScenariosRoot, loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { createLiveSource } from "../../kube/live/source.ts";
+import { diagnose, runOptionsFrom } from "../../cli/check.ts";
+import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
+import { assertPassiveAndListedOnce } from "./scenario_matrix.ts";
+
+const sanitizers = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test("active matrix: the shard files are active_shard_0..n-1, every active scenario in one", async () => {
+  const found: number[] = [];
+  for await (const e of Deno.readDir(new URL("./", import.meta.url))) {
+    const m = e.name.match(/^active_shard_(\d+)_test\.ts$/);
+    if (m) found.push(Number(m[1]));
+  }
+  assert.deepEqual(found.sort((a, b) => a - b), [...Array(ACTIVE_SHARDS).keys()]);
+  const all = await activeScenarios();
+  assert.ok(all.length >= 10, `only ${all.length} active scenarios`);
+  const sharded = (await Promise.all(found.map(activeScenariosOfShard))).flat().sort();
+  assert.deepEqual(sharded, all);
+});
+
+Deno.test({
+  name: "a passive check of every active scenario issues GETs only (each list once)",
+  ...sanitizers,
+  fn: async () => {
+    const options = runOptionsFrom({ networkProbes: false, sampleInterval: SAMPLE_INTERVAL, timeout: "30s" });
+    for (const name of await activeScenarios()) {
+      // In process, plain HTTP: what is judged is the request log; the same product code runs.
+      const s = await loadScenario(name, activeScenariosRoot());
+      const served = await serveScenario(s, { tls: false, ...FAKE_CLOCK });
+      try {
+        const open = (c: string) =>
+          createLiveSource({ kubeconfigYaml: served.kubeconfigYaml(c), context: c });
+        const local = await open(s.run.local);
+        const remote = s.run.remote ? { source: await open(s.run.remote) } : null;
+        try {
+          const report = await diagnose(local, remote, options, undefined);
+          assert.equal(report.active, undefined, `${name}: a passive run has no active block`);
+          assert.ok(
+            report.results.every((r) => r.layer !== "probe"),
+            `${name}: a passive run has no probe result`,
+          );
+        } finally {
+          await local.close();
+          await remote?.source.close();
+        }
+        for (const c of Object.values(served.clusters)) if (c) assertPassiveAndListedOnce(name, c);
+      } finally {
+        await served.close();
+      }
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "demo --active <name> runs check --active on the scenario and shows the matrix with the bad node; alone it lists",
+  ...sanitizers,
+  fn: async () => {
+    const [run, list] = await Promise.all([
+      runCli(["demo", "--active", "remote-node-blackholed"]),
+      runCli(["demo", "--active"]),
+    ]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stdout, /demo: active\/remote-node-blackholed/);
+    assert.match(run.stdout, / CONTROL PLANE\n[\s\S]* ACTIVE PROBES\n/, "passive catalog, then the probes");
+    assert.match(run.stdout, /rome-worker-1 +✓ +✗\n +rome-worker-2 +✓ +✗\n/, run.stdout);
+    assert.match(run.stdout, /Removed\n/);
+    assert.match(run.stdout, /diagnosis ✗ PROBE-MATRIX/);
+    assert.equal(list.code, 0, list.stderr);
+    for (const name of await activeScenarios()) assert.match(list.stdout, new RegExp(`^${name} `, "m"));
+  },
+});
+
+Deno.test({
+  name: "check --active --probes matrix: the passive catalog, then PROBE-MATRIX, one report; nothing left",
+  ...sanitizers,
+  fn: async () => {
+    const s = await loadScenario("remote-node-blackholed", activeScenariosRoot());
+    const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
+    const dir = await Deno.makeTempDir({ prefix: "ff-check-active-" });
+    try {
+      await Deno.writeTextFile(`${dir}/l.yaml`, served.kubeconfigYaml(s.run.local));
+      await Deno.writeTextFile(`${dir}/r.yaml`, served.kubeconfigYaml(s.run.remote!));
+      const r = await runCli([
+        "check",
+        "--active",
+        "--probes",
+        "matrix",
+        "--kubeconfig",
+        `${dir}/l.yaml`,
+        "--remote-kubeconfig",
+        `${dir}/r.yaml`,
+        "--no-network-probes",
+        "--sample-interval",
+        SAMPLE_INTERVAL,
+        "-o",
+        "json",
+      ]);
+      assert.equal(r.code, 2, r.stderr);
+      const report = JSON.parse(r.stdout);
+      const layers = report.results.map((x: { layer: string }) => x.layer);
+      assert.ok(layers.includes("tunnel") && layers.at(-1) === "probe", "passive results, then the probe");
+      assert.deepEqual(
+        report.results.filter((x: { layer: string }) => x.layer === "probe").map((x: { id: string }) => x.id),
+        ["PROBE-MATRIX"],
+      );
+      assert.equal(report.diagnosis.id, "PROBE-MATRIX");
+      assert.deepEqual(report.active.probes, ["matrix"]);
+      assert.ok(report.active.cleanup.every((c: { status: string }) => c.status === "removed"));
+      for (const c of Object.values(served.clusters)) if (c) assert.deepEqual(probeObjects(c.objects()), []);
+    } finally {
+      await served.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
