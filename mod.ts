@@ -49,6 +49,20 @@ export type {
   SkipKind,
   Status,
 } from "./report/model.ts";
+export type {
+  ActiveMatrix,
+  ActiveRunRecord,
+  CellState,
+  CleanupRecord,
+  CreatedObject,
+  ExcludedNode,
+  MatrixCell,
+  MatrixGrid,
+  ProbeMode,
+  ProbeName,
+  Side,
+} from "./probes/active/types.ts";
+export { PROBE_NAMES } from "./probes/active/types.ts";
 export { VERSION } from "./version.ts";
 
 /** What {@link diagnose} looks at and how; every field is optional, like the flags of `flyingfish check`. */

@@ -389,23 +389,55 @@ export async function createKubeHttp(
     }
   }
 
-  async function get(path: string, o: KubeGetOptions = {}): Promise<KubeHttpResponse> {
-    const accept = o.accept ?? "application/json";
-    const maxBytes = o.maxBytes ?? Infinity;
+  /** One request to send, and how it may be retried. */
+  interface Exchange {
+    method: string;
+    accept: string;
+    body?: string;
+    contentType?: string;
+    signal?: AbortSignal;
+    maxBytes: number;
+    urgent: boolean;
+    /** Give each attempt only part of the time left, keeping some for a retry (reads). */
+    sliceAttempts: boolean;
+    /** Whether a failed attempt may be sent again. */
+    retryable(answer: Answer | null, error: unknown): boolean;
+  }
+
+  /**
+   * Sends `x` to `path` within the request timeout, renewing exec-plugin credentials once on a 401
+   * (the server did nothing with a rejected request) and retrying as `x.retryable` allows, with
+   * backoff or the server's Retry-After.
+   */
+  async function exchange(path: string, x: Exchange): Promise<KubeHttpResponse> {
     const url = `${base}${path}`;
     const deadline = Date.now() + timeoutMs;
     let renewed = false;
     let creds = await credentialsNow();
     let agent = agentFor(await tlsFor(creds));
+    const wire = x.method === "GET" && x.body === undefined && x.signal === undefined
+      ? undefined
+      : { method: x.method, body: x.body, signal: x.signal };
     for (let retries = 0;; retries++) {
       const remaining = deadline - Date.now();
       const last = retries + 1 >= policy.attempts;
-      const attemptMs = last ? remaining : remaining - Math.min(remaining / 3, RETRY_RESERVE_MS);
-      const headers = { ...creds.headers, Accept: accept, "User-Agent": "flyingfish" };
+      const attemptMs = last || !x.sliceAttempts
+        ? remaining
+        : remaining - Math.min(remaining / 3, RETRY_RESERVE_MS);
+      const headers: Record<string, string> = {
+        ...creds.headers,
+        Accept: x.accept,
+        "User-Agent": "flyingfish",
+      };
+      if (x.body !== undefined) {
+        headers["Content-Type"] = x.contentType ?? "application/json";
+        // Explicit: Node frames no body of a DELETE by default (no chunked encoding for it).
+        headers["Content-Length"] = String(new TextEncoder().encode(x.body).length);
+      }
       let answer: Answer | null = null;
       let error: unknown = null;
       try {
-        answer = await attempt(url, agent, headers, maxBytes, Date.now() + attemptMs, o.urgent === true);
+        answer = await attempt(url, agent, headers, x.maxBytes, Date.now() + attemptMs, x.urgent, wire);
       } catch (err) {
         error = err;
       }
@@ -417,8 +449,7 @@ export async function createKubeHttp(
         retries--;
         continue;
       }
-      const retryable = answer ? RETRYABLE_STATUSES.has(answer.status) : isTransientError(error);
-      const wait = retryable && !last
+      const wait = x.retryable(answer, error) && !last
         ? (answer ? retryAfterMs(answer.retryAfter) : null) ?? backoffMs(policy, retries + 1)
         : null;
       if (wait === null || Date.now() + wait + MIN_ATTEMPT_MS > deadline) {
@@ -430,6 +461,21 @@ export async function createKubeHttp(
     }
   }
 
+  /** Reads are retried on the transient statuses and errors. */
+  const retryRead = (answer: Answer | null, error: unknown): boolean =>
+    answer ? RETRYABLE_STATUSES.has(answer.status) : isTransientError(error);
+
+  function get(path: string, o: KubeGetOptions = {}): Promise<KubeHttpResponse> {
+    return exchange(path, {
+      method: "GET",
+      accept: o.accept ?? "application/json",
+      maxBytes: o.maxBytes ?? Infinity,
+      urgent: o.urgent === true,
+      sliceAttempts: true,
+      retryable: retryRead,
+    });
+  }
+
   async function request(
     method: string,
     path: string,
@@ -439,58 +485,23 @@ export async function createKubeHttp(
     if ((m === "GET" || m === "HEAD") && o.body === undefined && !o.signal) {
       return await get(path, { accept: o.accept });
     }
-    const url = `${base}${path}`;
-    const deadline = Date.now() + timeoutMs;
-    let renewed = false;
-    let creds = await credentialsNow();
-    let agent = agentFor(await tlsFor(creds));
     const idempotent = m === "GET" || m === "HEAD";
-    for (let retries = 0;; retries++) {
-      const last = retries + 1 >= policy.attempts;
-      const headers: Record<string, string> = {
-        ...creds.headers,
-        Accept: o.accept ?? "application/json",
-        "User-Agent": "flyingfish",
-      };
-      if (o.body !== undefined) {
-        headers["Content-Type"] = o.contentType ?? "application/json";
-        // Explicit: Node frames no body of a DELETE by default (no chunked encoding for it).
-        headers["Content-Length"] = String(new TextEncoder().encode(o.body).length);
-      }
-      let answer: Answer | null = null;
-      let error: unknown = null;
-      try {
-        answer = await attempt(url, agent, headers, Infinity, deadline, false, {
-          method: m,
-          body: o.body,
-          signal: o.signal,
-        });
-      } catch (err) {
-        error = err;
-      }
-      if (answer?.status === 401 && !renewed && credentials.renew()) {
-        // Authentication comes before anything else: a rejected write did nothing, resend it once.
-        renewed = true;
-        creds = await credentialsNow();
-        agent = agentFor(await tlsFor(creds));
-        retries--;
-        continue;
-      }
+    return await exchange(path, {
+      method: m,
+      accept: o.accept ?? "application/json",
+      body: o.body,
+      contentType: o.contentType,
+      signal: o.signal,
+      maxBytes: Infinity,
+      urgent: false,
+      sliceAttempts: false,
       // Reads retry like get(); a write only when the server cannot have seen it (see KubeHttp.request).
-      const retryable = !o.signal?.aborted &&
+      retryable: (answer, error) =>
+        !o.signal?.aborted &&
         (idempotent
-          ? (answer ? RETRYABLE_STATUSES.has(answer.status) : isTransientError(error))
-          : answer === null && isUnsent(error) && isTransientError(error));
-      const wait = retryable && !last
-        ? (answer ? retryAfterMs(answer.retryAfter) : null) ?? backoffMs(policy, retries + 1)
-        : null;
-      if (wait === null || Date.now() + wait + MIN_ATTEMPT_MS > deadline) {
-        if (answer) return { status: answer.status, body: answer.body, retries };
-        if (typeof error === "object" && error !== null) errorRetries.set(error, retries);
-        throw error;
-      }
-      await new Promise((r) => setTimeout(r, wait));
-    }
+          ? retryRead(answer, error)
+          : answer === null && isUnsent(error) && isTransientError(error)),
+    });
   }
 
   async function connectOptions(): Promise<ConnectOptions> {

@@ -130,14 +130,19 @@ export const PROBE_MTU: ProbeCheckDef = {
       "toward the peer's gateway endpoint. Each answer is classified: a local interface limit (\"local " +
       'error: message too long, mtu=X"), a hop that said "Frag needed (mtu = X)", or a silent black ' +
       "hole (no answer above a size that works). Creates nothing beyond the run namespace.",
-    decides: "pass when the configured tunnel MTU M fits what crosses the tunnel (M ≤ the largest " +
-      `passing packet) and M + ${WIREGUARD_OVERHEAD} (WireGuard over IPv4) fits the underlay path; fail ` +
-      "when packets below the configured MTU are dropped (a black hole or frag needed): the verdict " +
-      `names the safe MTU (the underlay path MTU − ${WIREGUARD_OVERHEAD}; the fabric adds ` +
-      `${GENEVE_OVERHEAD} for Geneve) against the configured one; unknown without a gateway pod to exec ` +
-      "in, without ping in it, or when ICMP is off everywhere.",
-    fixes: "Set the tunnel MTU to the safe value the result names (liqoctl peer … --mtu, or the " +
-      "networking.mtu Helm value) or fix the underlay hop that drops large packets; see TUN-02.",
+    decides: "pass when the configured tunnel MTU M (the larger GatewayServer/GatewayClient " +
+      "spec.mtu; InternalFabric spec.mtu is shown too) fits what crosses the tunnel (M ≤ N, the " +
+      `largest passing packet); warn when M + ${WIREGUARD_OVERHEAD} (WireGuard over IPv4: 20 IP + 8 UDP + ` +
+      "32 WireGuard) does not fit the underlay path (the tunnel packets travel fragmented), or when a " +
+      "size passed only on its one retry (flaky); fail when packets up to the configured MTU do not " +
+      "cross (a black hole, frag needed, or nothing at all, not even the smallest): the verdict names " +
+      `the safe MTU S = min(N, underlay path MTU − ${WIREGUARD_OVERHEAD}) against M (the fabric's Geneve ` +
+      `adds ${GENEVE_OVERHEAD} inside the cluster). The underlay is measured from the client side only (the ` +
+      "server does not know the client's address); no answer there at any size is unknown for the " +
+      "underlay, never a fail. unknown without a gateway pod to exec in, or without iputils ping in it.",
+    fixes: "Set the tunnel MTU to the safe value the result names: `liqoctl network connect … --mtu S` " +
+      "(`liqoctl peer` takes --mtu too), or patch spec.mtu of both gateways; or fix the underlay hop " +
+      "that drops large packets; see TUN-02.",
   },
   hops: ["gateway", "wireguard"],
 };
@@ -182,7 +187,9 @@ export const PROBE_TRACE: ProbeCheckDef = {
   reads: [...FLEET_READS, "pods", "gatewayservers", "gatewayclients"],
   readsIn: { pods: ["gateways"] },
   explain: {
-    reads: "Sends a datagram carrying `ff-trace-<nonce>` from a local probe pod to a remote one while " +
+    reads: "Sends datagrams carrying `ff-trace-<nonce>` (one nonce per pair; up to 4 pairs per " +
+      "direction, chosen so that every probed node of either side is in one) from local probe pods to " +
+      "remote ones while " +
       "capturing in the local and remote gateway pods (whose images ship tcpdump: `timeout N tcpdump " +
       `-i <iface> -n -l -A -s 256 udp port ${PROBE_PORTS.udp}\`) at four points — the source gateway's ` +
       "Geneve interface toward the source node, its liqo-tunnel, the destination gateway's " +
@@ -190,14 +197,18 @@ export const PROBE_TRACE: ProbeCheckDef = {
       "transfer counters on both gateways before and after (`wg show liqo-tunnel dump`). Packets are " +
       "found by their nonce, not by address (NAT rewrites addresses); the echo is followed back the " +
       "same way. Nothing runs with host networking.",
-    decides: "pass when the nonce is seen at every hop both ways; fail naming the first hop without " +
-      "it: node → gateway Geneve, gateway routing, WireGuard/underlay, remote gateway routing, or " +
-      "remote node/CNI/NetworkPolicy; unknown when a gateway pod cannot be exec'd or tcpdump is missing.",
+    decides: "pass when every pair's echo comes back, both ways (the returned echo is the ground " +
+      "truth); otherwise fail naming the first capture point without the nonce: node → gateway Geneve, " +
+      "gateway routing, WireGuard/underlay (with the counters: sent on one side, not received on the " +
+      "other), remote gateway routing, or remote node/CNI/NetworkPolicy (seen on the remote Geneve " +
+      "interface, no echo). A capture that could not run (tcpdump missing, no permission) makes its " +
+      "hop unknown and the fault spans the hops nobody saw; only local → remote in offload mode " +
+      "without the remote kubeconfig (said in the evidence).",
     fixes: "Per hop: Geneve → the fabric checks (FAB-*); gateway routing → the RouteConfigurations " +
       "(`kubectl get routeconfigurations -A`); WireGuard/underlay → TUN-* and the firewall between the " +
       "gateways; remote node/CNI → that cluster's NetworkPolicies and CNI.",
   },
-  hops: ["node", "geneve", "gateway", "wireguard", "remote-pod"],
+  hops: ["local-pod", "node", "geneve", "gateway", "wireguard", "remote-pod"],
 };
 
 /** The active probes, in the order they are reported. */

@@ -62,7 +62,9 @@ export interface ProbePod {
   side: Side;
   /** The cluster it is exec'd through (offloaded pods: `local`, through the virtual kubelet). */
   execSide: Side;
+  /** The run namespace it lives in (offloaded pods: the consumer's). */
   namespace: string;
+  /** Pod name. */
   name: string;
   /** Node it runs on; for offloaded pods the remote node when known, else the virtual node. */
   node: string;
@@ -72,14 +74,19 @@ export interface ProbePod {
 
 /** A node left out of the matrix, and why (control plane, taint, cordoned, not Ready). */
 export interface ExcludedNode {
+  /** The cluster of the node. */
   side: Side;
+  /** Node name. */
   node: string;
+  /** Why it was left out, with the flag that would bring it in. */
   reason: string;
 }
 
 /** The probe pods of one run. */
 export interface Fleet {
+  /** The run's id (its namespace is {@link probeNamespace}). */
   runId: string;
+  /** How the peer is reached. */
   mode: ProbeMode;
   /** Remote cluster ID of the peer probed. */
   peer: string;
@@ -87,6 +94,7 @@ export interface Fleet {
   local: ProbePod[];
   /** Probe pods in (or offloaded to) the remote cluster. */
   remote: ProbePod[];
+  /** Nodes left out of the fleet, and why. */
   excluded: ExcludedNode[];
 }
 
@@ -94,17 +102,23 @@ export interface Fleet {
 export interface CreatedObject {
   /** Display name of the cluster. */
   cluster: string;
+  /** Kubernetes kind. */
   kind: string;
+  /** Namespace, null for cluster-scoped objects. */
   namespace: string | null;
+  /** Object name. */
   name: string;
 }
 
 /** What became of one run namespace at the end. */
 export interface CleanupRecord {
+  /** Display name of the cluster. */
   cluster: string;
+  /** The run namespace. */
   namespace: string;
   /** removed: gone; kept: --keep; stuck: still Terminating when the wait ended; failed: delete refused. */
   status: "removed" | "kept" | "stuck" | "failed";
+  /** How long it took, the finalizers of a stuck namespace, or the refusal. */
   detail: string;
 }
 
@@ -113,7 +127,9 @@ export type CellState = "ok" | "fail" | "flaky" | "unknown";
 
 /** One cell: from a row pod to a column pod. */
 export interface MatrixCell {
+  /** TCP connect to the pod's netexec port. */
   tcp: CellState;
+  /** UDP echo (netexec `/dial hostname`) naming the pod dialled. */
   udp: CellState;
   /** Why it is not ok (e.g. "TCP TIMEOUT after 3 s; UDP no answer"), "" when both are ok. */
   detail: string;
@@ -125,7 +141,9 @@ export interface MatrixGrid {
   title: string;
   /** Same-cluster control group. */
   control: boolean;
+  /** Cluster of the source pods (rows). */
   fromCluster: string;
+  /** Cluster of the destination pods (columns). */
   toCluster: string;
   /** Source node names (one probe pod each). */
   rows: string[];
@@ -137,6 +155,7 @@ export interface MatrixGrid {
 
 /** The matrix as reported, with the reading that applies. */
 export interface ActiveMatrix {
+  /** One grid per direction, then the control grids. */
   grids: MatrixGrid[];
   /** The reading rules, printed with the result. */
   rules: string[];
@@ -146,14 +165,22 @@ export interface ActiveMatrix {
 
 /** The active part of a report: what ran, what it created and removed, and the matrix. */
 export interface ActiveRunRecord {
+  /** The run's id (namespace `flyingfish-probe-<id>`, label `flyingfish.io/run-id`). */
   runId: string;
+  /** How the peer was reached. */
   mode: ProbeMode;
+  /** Remote cluster ID of the peer probed. */
   peer: string;
+  /** The probes run. */
   probes: ProbeName[];
+  /** Every object the run created. */
   created: CreatedObject[];
+  /** What became of each run namespace. */
   cleanup: CleanupRecord[];
+  /** Nodes left out of the fleet, and why. */
   excluded: ExcludedNode[];
   /** Images used, by role (`probe`). */
   images: Record<string, string>;
+  /** The reachability matrix, when PROBE-MATRIX ran. */
   matrix: ActiveMatrix | null;
 }

@@ -116,6 +116,10 @@ export async function registerActiveScenarioTest(name: string): Promise<void> {
           // A tool error (pre-flight refused, bad flags): the error document, and nothing created.
           assert.equal(scenario.expect.exitCode, 3, ctx);
           assert.ok(report.error, `${ctx}\n=> an exit 3 prints the error document`);
+          // `expect.evidence.error`: phrases the error must carry (e.g. the verb the pre-flight refused).
+          for (const phrase of scenario.expect.evidence.error ?? []) {
+            assert.ok(JSON.stringify(report.error).includes(phrase), `${ctx}\n=> error lacks "${phrase}"`);
+          }
         } else {
           assertExpected(scenario, { code: r.code, report });
           for (const x of report.results) {
