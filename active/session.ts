@@ -26,11 +26,11 @@ import {
   type ActiveRunRecord,
   type CleanupRecord,
   type CreatedObject,
-  type Fleet,
   PROBE_CHECK_IDS,
   PROBE_NAMES,
   type ProbeName,
   probeNamespace,
+  type ProbePod,
 } from "../probes/active/types.ts";
 import { createAddressing } from "./addressing.ts";
 import {
@@ -220,19 +220,20 @@ async function runOne(probe: ProbeName, runner: ProbeRunner, ctx: ProbeRunContex
 
 /** Offloaded pods labelled by their provider node, when the provider's pods are readable. */
 async function placeOffloaded(
-  fleet: Fleet,
+  pods: ProbePod[],
+  runId: string,
   local: ActiveCluster,
   remote: ActiveCluster | null,
   signal: AbortSignal,
-): Promise<Fleet> {
-  if (fleet.mode !== "offload" || !remote || fleet.remote.length === 0) return fleet;
-  const rns = remoteNamespaceOf(null, probeNamespace(fleet.runId), local.view.clusterId);
-  if (!rns) return fleet;
+): Promise<ProbePod[]> {
+  if (!remote || pods.length === 0) return pods;
+  const rns = remoteNamespaceOf(null, probeNamespace(runId), local.view.clusterId);
+  if (!rns) return pods;
   try {
     const listed = await remote.target.writer.list(`/api/v1/namespaces/${rns}/pods`, { signal });
-    return listed.ok ? { ...fleet, remote: placeOffloadedPods(fleet.remote, listed.items) } : fleet;
+    return listed.ok ? placeOffloadedPods(pods, listed.items) : pods;
   } catch {
-    return fleet;
+    return pods;
   }
 }
 
@@ -326,7 +327,13 @@ export async function runActive(
         ms.set(p, fleetMs);
       }
     }
-    const fleet = await placeOffloaded(handle.fleet, local, remote, signal);
+    // The provider node of each offloaded pod, where the remote kubeconfig shows it (both modes).
+    const fleet = handle.fleet.mode === "offload"
+      ? { ...handle.fleet, remote: await placeOffloaded(handle.fleet.remote, runId, local, remote, signal) }
+      : handle.fleet;
+    if (handle.fleet.mode === "direct" && handle.offloaded.length > 0) {
+      handle = { ...handle, offloaded: await placeOffloaded(handle.offloaded, runId, local, remote, signal) };
+    }
     const ctx = createProbeRunContext({
       local,
       remote,

@@ -212,20 +212,6 @@ export async function runCheckCommand(opts: CheckCommandOptions): Promise<number
   const selection = await selectionFrom(opts);
   const catalog = selection.catalog;
   preloadRunModules();
-  if (opts.active) {
-    const [{ runActiveReport }, { cliInvocation }] = await Promise.all([
-      import("./probe_cmd.ts"),
-      import("../report/invocation.ts"),
-    ]);
-    if (selection.probes?.length === 0) {
-      throw new ToolError("--active with every probe skipped: nothing to probe");
-    }
-    const probes = selection.probes ?? opts.probes ?? [];
-    return await runActiveReport(selection.passive ? "check" : "probe", probes, opts, cliInvocation(opts), {
-      catalog,
-      skipped: selection.skippedProbes,
-    });
-  }
   if (opts.probes?.length) throw new ToolError("--probes selects the probes of --active: add --active");
   return await withSources(opts, requestTimeoutMs, runTimeoutMs, async ({ local, remote }) => {
     const { cliInvocation } = await import("../report/invocation.ts");
@@ -400,7 +386,7 @@ export async function diagnoseAndPrint(
     width: file ? undefined : width,
   });
   if (file) {
-    const { writeReportFile } = await import("./report_cmd.ts");
+    const { writeReportFile } = await import("./report_file.ts");
     await writeReportFile(file, rendered);
     writeErr(`flyingfish: wrote ${opts.output} report to ${file}\n`);
   } else writeOut(rendered);

@@ -23,7 +23,9 @@ import {
   type CheckCommandOptions,
   diagnoseAndPrint,
   durationOption,
+  preloadRunModules,
   runOptionsFrom,
+  selectionFrom,
   timeoutsFrom,
 } from "./check.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
@@ -62,12 +64,12 @@ export const DEFAULT_PROBE_TIMEOUT = "60s";
 export const DEFAULT_CLEANUP_TIMEOUT = "30s";
 
 /**
- * What `all` (or no name) means in a mode: every probe in offload mode; in direct mode all but the
- * service probe, which needs the run namespace offloaded to the peer (a Service is reflected only
- * from an offloaded namespace): named explicitly, it offloads it in direct mode too (active/offload.ts).
+ * What `all` (or no name) means in a mode: every probe, in both modes. In direct mode the service
+ * probe offloads the run namespace to the peer as well (a Service is reflected only from an
+ * offloaded namespace; active/offload.ts offloadingWanted) and reads the reflection on the provider.
  */
-export function probesFor(mode: ProbeMode): ProbeName[] {
-  return PROBE_NAMES.filter((p) => mode === "offload" || p !== "service");
+export function probesFor(_mode: ProbeMode): ProbeName[] {
+  return [...PROBE_NAMES];
 }
 
 /**
@@ -471,6 +473,24 @@ export function cleanupText(records: readonly CleanupRecord[], output: string): 
     .join("\n") + "\n";
 }
 
+/**
+ * `flyingfish check --active`: the passive catalog (as `--only/--skip` select it), then the probes,
+ * in one report.
+ */
+export async function runCheckActive(opts: CheckCommandOptions): Promise<number> {
+  const selection = await selectionFrom(opts);
+  preloadRunModules();
+  const { cliInvocation } = await import("../report/invocation.ts");
+  if (selection.probes?.length === 0) {
+    throw new ToolError("--active with every probe skipped: nothing to probe");
+  }
+  const probes = selection.probes ?? opts.probes ?? [];
+  return await runActiveReport(selection.passive ? "check" : "probe", probes, opts, cliInvocation(opts), {
+    catalog: selection.catalog,
+    skipped: selection.skippedProbes,
+  });
+}
+
 /** Runs `flyingfish probe`; returns the exit code. */
 export async function runProbeCommand(probes: string[], opts: ProbeCommandOptions): Promise<number> {
   if (opts.printImages) {
@@ -486,7 +506,7 @@ export async function runProbeCommand(probes: string[], opts: ProbeCommandOption
   }
   if (opts.runId !== undefined || opts.all) throw new ToolError("--run-id and --all go with --cleanup");
   if (opts.outputFile && opts.outputFile !== "-") {
-    const { requireWrite } = await import("./report_cmd.ts");
+    const { requireWrite } = await import("./report_file.ts");
     requireWrite(opts.outputFile);
   }
   const { cliInvocation } = await import("../report/invocation.ts");

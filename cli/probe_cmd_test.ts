@@ -8,7 +8,7 @@ import { sampleReport } from "../report/fixture.ts";
 import type { ReportResult } from "../report/model.ts";
 
 Deno.test("probe names: words, commas, check IDs in any case, `all`; unknown is exit 3", () => {
-  assert.deepEqual(resolveProbeNames([], "direct"), ["matrix", "udp", "mtu", "trace"]);
+  assert.deepEqual(resolveProbeNames([], "direct"), ["matrix", "udp", "mtu", "service", "trace"]);
   assert.deepEqual(resolveProbeNames(["service"], "direct"), ["service"]);
   assert.deepEqual(resolveProbeNames(["all"], "offload"), ["matrix", "udp", "mtu", "service", "trace"]);
   assert.deepEqual(resolveProbeNames(["udp,matrix", "probe-trace"], "direct"), ["matrix", "udp", "trace"]);

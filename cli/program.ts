@@ -166,6 +166,11 @@ export function buildProgram(): Command {
     );
   withProbeOptions(checkWith)
     .action(async (opts) => {
+      if (opts.active) {
+        const { runCheckActive } = await import("./probe_cmd.ts");
+        Deno.exitCode = await runCheckActive(opts);
+        return;
+      }
       const { runCheckCommand } = await import("./check.ts");
       Deno.exitCode = await runCheckCommand(opts);
     });

@@ -6,8 +6,9 @@
  * cluster with the one-line permission error naming the flag (exit 3).
  */
 import { type ClusterFlags, diagnose, runOptionsFrom, timeoutsFrom, withSources } from "./check.ts";
-import { PermissionError, ToolError, toToolError } from "../errors.ts";
+import { ToolError } from "../errors.ts";
 import { writeOut } from "./output.ts";
+import { requireWrite, writeReportFile } from "./report_file.ts";
 import type { Report } from "../report/model.ts";
 
 export { REPORT_FORMATS } from "./defaults.ts";
@@ -52,18 +53,6 @@ function targetFile(opts: Pick<ReportCommandOptions, "outputFile">): string | nu
   return opts.outputFile && opts.outputFile !== "-" ? opts.outputFile : null;
 }
 
-/** Fails with the `--allow-write` permission error unless writing `file` is already granted. */
-export function requireWrite(file: string): void {
-  let state: Deno.PermissionState;
-  try {
-    state = Deno.permissions.querySync({ name: "write", path: file }).state;
-  } catch {
-    state = "denied";
-  }
-  // "prompt" counts as missing: a diagnosis run should not stop half-way to ask.
-  if (state !== "granted") throw new PermissionError("--allow-write", `write the report to ${file}`);
-}
-
 /** Renders the report in a report format. */
 export async function renderReport(report: Report, format: ReportFormat): Promise<string> {
   if (format === "markdown") {
@@ -72,19 +61,6 @@ export async function renderReport(report: Report, format: ReportFormat): Promis
   }
   const { renderHtml } = await import("../render/html.ts");
   return renderHtml(report);
-}
-
-/** Writes `text` to `file`, mapping failures to one-line tool errors. */
-export async function writeReportFile(file: string, text: string): Promise<void> {
-  try {
-    await Deno.writeTextFile(file, text);
-  } catch (err) {
-    const tool = toToolError(err, `write the report to ${file}`);
-    if (tool) throw tool;
-    throw new ToolError(`cannot write the report to ${file}: ${err instanceof Error ? err.message : err}`, {
-      cause: err,
-    });
-  }
 }
 
 /** Runs the report command; returns the exit code of the diagnosis (0/1/2), like `check`. */

@@ -11,7 +11,7 @@ import {
   createdSummary,
   type Report,
 } from "../report/model.ts";
-import { mdCodeBlock, mdEscape, mdTable } from "./markdown.ts";
+import { mdCodeBlock, mdEscape, mdTable } from "./markdown_text.ts";
 
 /** The `## Active probes` section. */
 export function activeMarkdown(report: Report, active: ActiveRunRecord): string[] {

@@ -23,7 +23,9 @@ import { activeScenariosRoot, buildClusterConfig, loadScenario } from "../../dem
 import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
 import { PROBE_IMAGES } from "../../probes/active/images.ts";
 import { probeTarget } from "../../probes/active/target.ts";
-import { PROBE_LABELS, PROBE_NAMES, type Side } from "../../probes/active/types.ts";
+import { PROBE_LABELS, type Side } from "../../probes/active/types.ts";
+import { probesFor } from "../../cli/probe_cmd.ts";
+import { LiqoReflection } from "../../demo/fakekube/reflection.ts";
 
 /** Every object named after `from` (not its pods), cloned for `to`; the Node's pod CIDR moved to `cidr`. */
 export function cloneWorker(
@@ -55,12 +57,14 @@ interface Bench {
 async function start(): Promise<Bench> {
   const s = await loadScenario("healthy", activeScenariosRoot());
   const network = createNetworkHost(s.network ?? {});
+  // Liqo's reflection between the two fakes, as serveScenario gives it (the service probe needs it).
+  const reflection = new LiqoReflection();
   const fakes = {} as Record<"rome" | "milan", FakeCluster>;
   const closers: (() => Promise<void>)[] = [];
   for (const name of ["rome", "milan"] as const) {
     const cfg = await buildClusterConfig(s, name);
     cfg.objects.push(...cloneWorker(cfg.objects, `${name}-worker-2`, `${name}-worker-3`, "10.244.3.0/24"));
-    fakes[name] = await startFakeCluster({ ...cfg, tls: false, network });
+    fakes[name] = await startFakeCluster({ ...cfg, tls: false, network, reflection });
     closers.push(() => fakes[name].close());
   }
   const open = async (name: "rome" | "milan", side: Side): Promise<ActiveCluster> => {
@@ -90,7 +94,8 @@ async function start(): Promise<Bench> {
 }
 
 const OPTIONS: ActiveOptions = {
-  probes: [...PROBE_NAMES],
+  // What `probe all` runs in direct mode.
+  probes: probesFor("direct"),
   mode: "direct",
   peer: null,
   keep: false,

@@ -8,58 +8,20 @@
  *
  * The knobs come from a scenario's `clusters.<name>.lifecycle` ({@link LifecycleSchema}).
  */
-import { z } from "zod";
 import type { K8sObject } from "../../kube/source.ts";
 import { field } from "../../kube/selectors.ts";
-import { formatIPv4, parseCidr } from "../../probes/cidr.ts";
 import { isVirtualNode, matchesNodeSelector, schedulePod } from "./scheduler.ts";
 import type { ClusterStore } from "./writes.ts";
+import { nextFree, nowStamp } from "./alloc.ts";
+import type { Lifecycle } from "./lifecycle_schema.ts";
 
-/** Schema of `clusters.<name>.lifecycle` in an active scenario (every field optional). */
-export const LifecycleSchema = z.strictObject({
-  /**
-   * Permission table: "verb resource[/sub]" entries the user may NOT do (e.g. "create pods",
-   * "create pods/exec", "delete namespaces", "create namespaceoffloadings.offloading.liqo.io").
-   * Honoured by SelfSubjectAccessReviews, writes, reads and exec alike. "*" as verb denies all verbs.
-   */
-  deny: z.array(z.string().regex(/^\S+ \S+$/, 'a "verb resource[/subresource]" pair')).default([]),
-  /** Pod Security level enforced in namespaces without a `pod-security.kubernetes.io/enforce` label. */
-  podSecurity: z.enum(["privileged", "baseline", "restricted"]).default("privileged"),
-  /** Image references containing any of these strings fail to pull (ErrImagePull, then ImagePullBackOff). */
-  imagePullFailures: z.array(z.string().min(1)).default([]),
-  /** A deleted namespace stays Terminating forever (with the conditions a real stuck namespace shows). */
-  namespaceStuck: z.boolean().default(false),
-  /** Nodes that take no new pod (the scheduler reports "Too many pods" for them). */
-  unschedulable: z.array(z.string()).default([]),
-  /** From a pod's creation to its binding by the scheduler. */
-  scheduleDelayMs: z.number().int().nonnegative().default(50),
-  /** From the binding to the containers running (or the image pull failing). */
-  startDelayMs: z.number().int().nonnegative().default(50),
-  /** From ErrImagePull to ImagePullBackOff. */
-  backOffDelayMs: z.number().int().nonnegative().default(200),
-  /** From a namespace DELETE to the namespace and its content being gone. */
-  namespaceDeleteDelayMs: z.number().int().nonnegative().default(300),
-  /** From a NamespaceOffloading's creation to `status.offloadingPhase: Ready`. */
-  offloadingReadyDelayMs: z.number().int().nonnegative().default(100),
-  /** Service ClusterIPs are allocated from here (default: the Liqo `service-cidr` Network, else 10.96.0.0/12). */
-  serviceCIDR: z.string().optional(),
-});
-
-/** The lifecycle knobs of one fake cluster, defaults applied. */
-export type Lifecycle = z.output<typeof LifecycleSchema>;
-
-/** The lifecycle knobs as written (every field optional). */
-export type LifecycleInput = z.input<typeof LifecycleSchema>;
-
-/** Lifecycle defaults (what a cluster without a `lifecycle:` section gets). */
-export function lifecycleDefaults(input?: LifecycleInput): Lifecycle {
-  return LifecycleSchema.parse(input ?? {});
-}
-
-/** RFC 3339 time without fractional seconds, as the API server writes timestamps. */
-export function nowStamp(now = new Date()): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+export { nextFree, nowStamp } from "./alloc.ts";
+export {
+  type Lifecycle,
+  lifecycleDefaults,
+  type LifecycleInput,
+  LifecycleSchema,
+} from "./lifecycle_schema.ts";
 
 const POD = "/v1/pods";
 const NAMESPACE = "/v1/namespaces";
@@ -121,6 +83,18 @@ export function imagePullMessage(image: string): string {
 }
 
 /**
+ * How the Liqo reflection (reflection.ts) takes over offloaded pods whose provider the scenario
+ * serves: their status comes from the provider's pod, and a NamespaceOffloading's finalizer (so
+ * its namespace) waits until the provider's remote namespace is gone.
+ */
+export interface OffloadHooks {
+  /** True when pods offloaded to peer `peerId` run in a served provider (the reflection reports them). */
+  runsRemotely(peerId: string): boolean;
+  /** True while a provider still holds a remote namespace of this NamespaceOffloading. */
+  remotePending(offloading: K8sObject): boolean;
+}
+
+/**
  * Drives the objects of one fake cluster through their lifecycle. All timers are cancelled by
  * {@link LifecycleController.stop} (the server's close).
  */
@@ -131,11 +105,22 @@ export class LifecycleController {
   /** "ns/name" of the Services created at runtime: the only ones whose EndpointSlices we manage. */
   readonly #services = new Set<string>();
   #stopped = false;
+  #offload: OffloadHooks | null = null;
 
   /** A controller over `store` with knobs `cfg`. */
   constructor(store: ClusterStore, cfg: Lifecycle) {
     this.#store = store;
     this.#cfg = cfg;
+  }
+
+  /** Lets the Liqo reflection run this cluster's offloaded pods (reflection.ts). */
+  setOffloadHooks(hooks: OffloadHooks | null): void {
+    this.#offload = hooks;
+  }
+
+  /** Re-reads the pods of `ns` into the EndpointSlices of its runtime Services (a pod status changed). */
+  syncEndpointSlices(ns: string): void {
+    this.#syncEndpointSlices(ns);
   }
 
   /** Cancels every pending step. */
@@ -214,8 +199,17 @@ export class LifecycleController {
       ...o,
       status: { ...rec(o.status), offloadingPhase: "Terminating" },
     }));
+    this.#finalizeOffloading(resourceKey, ns, name);
+  }
+
+  /** Liqo's finalizer goes once no provider holds the remote namespace any more. */
+  #finalizeOffloading(resourceKey: string, ns: string, name: string): void {
     this.#after(this.#cfg.offloadingReadyDelayMs, () => {
       const current = this.#store.get(resourceKey, ns, name);
+      if (current && this.#offload?.remotePending(current)) {
+        this.#finalizeOffloading(resourceKey, ns, name);
+        return;
+      }
       const others = (current?.metadata.finalizers ?? []).filter((f) => f !== OFFLOADING_FINALIZER);
       if (!current) return;
       if (others.length > 0) {
@@ -239,6 +233,10 @@ export class LifecycleController {
    */
   namespaceTerminating(name: string): void {
     this.#after(this.#cfg.namespaceDeleteDelayMs, () => {
+      if (!this.#cfg.namespaceStuck && this.#waitForOffloading(name)) {
+        this.namespaceTerminating(name);
+        return;
+      }
       const remaining = this.#store.purgeNamespaceContent(name, { keepFinalized: this.#cfg.namespaceStuck });
       for (const k of [...this.#services]) if (k.startsWith(`${name}/`)) this.#services.delete(k);
       if (!this.#cfg.namespaceStuck) {
@@ -290,6 +288,31 @@ export class LifecycleController {
     });
   }
 
+  /**
+   * A NamespaceOffloading in the namespace whose remote namespaces still exist holds the purge (its
+   * finalizer): the namespace controller deletes it first, then waits. True while it must wait.
+   */
+  #waitForOffloading(ns: string): boolean {
+    const key = this.#store.resolve(OFFLOADING);
+    if (key === null || this.#offload === null) return false;
+    let wait = false;
+    for (const o of this.#store.list(key)) {
+      if (o.metadata.namespace !== ns || !(o.metadata.finalizers ?? []).includes(OFFLOADING_FINALIZER)) {
+        continue;
+      }
+      if (!this.#offload.remotePending(o)) continue;
+      wait = true;
+      if (!o.metadata.deletionTimestamp) {
+        const marked = this.#store.update(key, ns, o.metadata.name, (x) => ({
+          ...x,
+          metadata: { ...x.metadata, deletionTimestamp: nowStamp() },
+        }));
+        if (marked) this.finalizing(key, marked);
+      }
+    }
+    return wait;
+  }
+
   #schedule(ns: string, name: string): void {
     const pod = this.#store.get(POD, ns, name);
     if (!pod || pod.metadata.deletionTimestamp) return;
@@ -302,6 +325,7 @@ export class LifecycleController {
     const result = schedulePod(pod, nodes, {
       unschedulable: this.#cfg.unschedulable,
       load: (n) => load.get(n) ?? 0,
+      pods: this.#store.list(POD),
     });
     const now = nowStamp();
     if (result.node === null) {
@@ -379,6 +403,11 @@ export class LifecycleController {
     if (!pod || pod.metadata.deletionTimestamp || field(pod.status, "podIP") !== undefined) return;
     const nodeName = String(field(pod.spec, "nodeName") ?? "");
     const node = this.#store.get(NODE, undefined, nodeName);
+    const peer = node && isVirtualNode(node)
+      ? node.metadata.labels?.["liqo.io/remote-cluster-id"]
+      : undefined;
+    // A served provider runs it: the Liqo reflection mirrors the remote pod's status here.
+    if (peer && this.#offload?.runsRemotely(peer)) return;
     const ip = this.#podIP(pod, node);
     if (ip === null) return; // an offloaded pod waits for its NamespaceOffloading (see #offloadingReady)
     const now = nowStamp();
@@ -556,8 +585,10 @@ export class LifecycleController {
         port: typeof pt.targetPort === "number" ? pt.targetPort : pt.port,
         protocol: pt.protocol ?? "TCP",
       }));
+      // Only the controller's own slice: Liqo's reflected slices carry the service-name label too.
       const existing = this.#store.list(ENDPOINTSLICE).find((e) =>
-        e.metadata.namespace === ns && e.metadata.labels?.["kubernetes.io/service-name"] === svcName
+        e.metadata.namespace === ns && e.metadata.labels?.["kubernetes.io/service-name"] === svcName &&
+        e.metadata.labels?.["endpointslice.kubernetes.io/managed-by"] === "endpointslice-controller.k8s.io"
       );
       const body: K8sObject = {
         apiVersion: "discovery.k8s.io/v1",
@@ -595,16 +626,4 @@ export class LifecycleController {
 function hostIP(node: K8sObject): string {
   const a = arr(field(node.status, "addresses")).map(rec).find((x) => x.type === "InternalIP");
   return typeof a?.address === "string" ? a.address : "";
-}
-
-/** The first free address of `cidr` after the gateway (network + 1), or null when full. */
-export function nextFree(cidr: string, used: ReadonlySet<string>): string | null {
-  const c = parseCidr(cidr);
-  if (!c) return null;
-  const size = 2 ** (32 - c.prefix);
-  for (let i = 2; i < size - 1; i++) {
-    const ip = formatIPv4(c.base + i);
-    if (!used.has(ip)) return ip;
-  }
-  return null;
 }

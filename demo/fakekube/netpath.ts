@@ -19,13 +19,18 @@ import {
   isLivePod,
   netexecPorts,
   podByIp,
+  REFLECTION_LABELS,
   remoteNamespaceOf,
   selects,
   serviceNameParts,
   toPeerView,
   TUNNEL_IFACE,
+  twinPodOf,
   virtualNodePeer,
 } from "./nettopo.ts";
+
+/** The managed-by value of the EndpointSlices Liqo reflects (`pkg/virtualKubelet/forge/endpointslices.go`). */
+const REFLECTED_SLICE_MANAGER = "endpointslice.reflection.liqo.io";
 
 /** A packet's transport. */
 export type Proto = "tcp" | "udp" | "icmp";
@@ -159,6 +164,15 @@ export class Network {
       return { net: cluster, clusterId: clusterIdOf(objects), node: nodeName, ip, pod, servedBy: cluster };
     }
     const peerName = this.clusterById(peer);
+    // A served provider runs the pod (reflection.ts): its node and IP are the truth.
+    const twin = peerName === null
+      ? null
+      : twinPodOf(this.objects(peerName), objects, pod, clusterIdOf(objects));
+    const twinIP = (twin?.status as { podIP?: unknown } | undefined)?.podIP;
+    const twinNode = (twin?.spec as { nodeName?: unknown } | undefined)?.nodeName;
+    if (peerName !== null && typeof twinIP === "string" && typeof twinNode === "string") {
+      return { net: peerName, clusterId: peer, node: twinNode, ip: twinIP, pod, servedBy: cluster };
+    }
     const own = fromPeerView(configurationFor(objects, peer), ip) ?? ip;
     return {
       net: peerName ?? peer,
@@ -170,6 +184,7 @@ export class Network {
     };
   }
 
+  /** Where an offloaded pod runs when its provider is not served: `offload.remoteNodes`, round robin. */
   #offloadNode(cluster: string, pod: K8sObject, virtualNode: string): string {
     const nodes = this.model.offload.remoteNodes;
     if (nodes.length === 0) return virtualNode;
@@ -269,7 +284,42 @@ export class Network {
       const ep = this.endpointOf(served, o);
       if (ep) out.push(ep);
     }
+    out.push(...this.#reflectedBackends(served, svc));
     return out.sort((a, b) => a.pod.metadata.name.localeCompare(b.pod.metadata.name));
+  }
+
+  /**
+   * A Service Liqo reflected into `served` also reaches the consumer's own pods: the endpoints of
+   * its reflected EndpointSlices (addresses as `served` reaches them, ready ones only).
+   */
+  #reflectedBackends(served: string, svc: K8sObject): Endpoint[] {
+    const origin = svc.metadata.labels?.[REFLECTION_LABELS.origin];
+    if (!origin) return [];
+    const consumer = this.clusterById(origin);
+    if (consumer === null) return [];
+    const objects = this.objects(served);
+    const cfg = configurationFor(objects, origin);
+    const consumerObjects = this.objects(consumer);
+    const out: Endpoint[] = [];
+    for (const slice of objects) {
+      if (slice.kind !== "EndpointSlice" || slice.metadata.namespace !== svc.metadata.namespace) continue;
+      if (slice.metadata.labels?.["kubernetes.io/service-name"] !== svc.metadata.name) continue;
+      if (slice.metadata.labels?.["endpointslice.kubernetes.io/managed-by"] !== REFLECTED_SLICE_MANAGER) {
+        continue;
+      }
+      const endpoints =
+        (slice as { endpoints?: { addresses?: string[]; conditions?: { ready?: boolean } }[] })
+          .endpoints ?? [];
+      for (const ep of endpoints) {
+        if (ep.conditions?.ready === false) continue;
+        for (const addr of ep.addresses ?? []) {
+          const pod = podByIp(consumerObjects, fromPeerView(cfg, addr) ?? addr);
+          const e = pod ? this.endpointOf(consumer, pod) : null;
+          if (e && !out.some((x) => x.net === e.net && x.ip === e.ip)) out.push(e);
+        }
+      }
+    }
+    return out;
   }
 
   #serviceByIp(src: Endpoint, addr: string): Target | null {
@@ -294,7 +344,8 @@ export class Network {
       const ip = overrides[name];
       return ip === null ? null : { ip, fqdn: name };
     }
-    const podNs = this.#clusters.has(src.net)
+    // An offloaded pod's namespace, where its DNS answers, is the provider's remote namespace.
+    const podNs = this.#clusters.has(src.net) && src.servedBy === src.net
       ? src.pod.metadata.namespace ?? "default"
       : remoteNamespaceOf(this.objects(src.servedBy), src.pod.metadata.namespace ?? "default");
     const parts = serviceNameParts(name, podNs);

@@ -224,3 +224,28 @@ export function serviceNameParts(name: string, podNs: string): { svc: string; ns
   }
   return null;
 }
+
+/** Labels Liqo puts on what it reflects into a provider (`pkg/virtualKubelet/forge/meta.go`, `pkg/consts`). */
+export const REFLECTION_LABELS = {
+  origin: "offloading.liqo.io/origin",
+  destination: "offloading.liqo.io/destination",
+  managedBy: "liqo.io/managed-by",
+} as const;
+
+/**
+ * The provider pod Liqo runs for an offloaded consumer pod (reflection.ts): same name, in the
+ * namespace the consumer's NamespaceOffloading maps to, labelled with the consumer as origin.
+ * Its node and IP are where the offloaded pod really runs. Null when not (yet) reflected.
+ */
+export function twinPodOf(
+  providerObjects: readonly K8sObject[],
+  consumerObjects: readonly K8sObject[],
+  pod: K8sObject,
+  consumerId: string | null,
+): K8sObject | null {
+  const ns = remoteNamespaceOf(consumerObjects, pod.metadata.namespace ?? "");
+  return providerObjects.find((o) =>
+    o.kind === "Pod" && o.metadata.namespace === ns && o.metadata.name === pod.metadata.name &&
+    consumerId !== null && o.metadata.labels?.[REFLECTION_LABELS.origin] === consumerId
+  ) ?? null;
+}

@@ -14,6 +14,7 @@ import { type Lifecycle, LifecycleSchema } from "./lifecycle.ts";
 import { generateTlsMaterial, shiftPemCertificates } from "./tls.ts";
 import { type NetworkModel, NetworkModelSchema } from "./netmodel.ts";
 import { createNetworkHost } from "./probe_exec.ts";
+import { LiqoReflection } from "./reflection.ts";
 
 /** The base examples' time; scenario timestamps are shifted by (now - referenceTime). */
 export const DEFAULT_REFERENCE_TIME = "2026-11-30T02:30:00Z";
@@ -511,6 +512,8 @@ export async function serveScenario(
   const downConfigs: Record<string, string> = {};
   // One data plane for every cluster of the scenario: packets cross between them.
   const network = s.network ? createNetworkHost(s.network) : undefined;
+  // Liqo's reflection between the served clusters (offloaded namespaces appear in the provider).
+  const reflection = s.network ? new LiqoReflection() : undefined;
   try {
     for (const name of Object.keys(s.clusters)) {
       if (s.clusters[name].down) {
@@ -528,6 +531,7 @@ export async function serveScenario(
         tls,
         execClockStepSeconds: opts.execClockStepSeconds,
         ...(network ? { network } : {}),
+        ...(reflection ? { reflection } : {}),
       });
     }
   } catch (e) {

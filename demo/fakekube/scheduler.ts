@@ -21,11 +21,14 @@ export interface ScheduleOptions {
   unschedulable?: readonly string[];
   /** Pods already on a node: the least loaded feasible node wins (ties by name). */
   load?: (node: string) => number;
+  /** Pods already bound (for pod anti-affinity on `kubernetes.io/hostname`). */
+  pods?: readonly K8sObject[];
 }
 
 const REASON_UNSCHEDULABLE = "node(s) were unschedulable";
 const REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector";
 const REASON_FULL = "Too many pods";
+const REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules";
 /** Filter failures preemption cannot fix (kube-scheduler: UnschedulableAndUnresolvable). */
 const NOT_HELPFUL = "Preemption is not helpful for scheduling";
 const NO_VICTIMS = "No preemption victims found for incoming pod";
@@ -146,6 +149,32 @@ export function matchesNodeAffinity(pod: K8sObject, node: K8sObject): boolean {
   return required.some((t) => matchesNodeSelectorTerm(t, node));
 }
 
+function matchesLabelSelector(selector: unknown, labels: Record<string, string> | undefined): boolean {
+  const ml = rec(field(selector, "matchLabels"));
+  const exprs = arr(field(selector, "matchExpressions")).map(rec);
+  if (Object.keys(ml).length === 0 && exprs.length === 0) return false;
+  return Object.entries(ml).every(([k, v]) => labels?.[k] === String(v)) &&
+    exprs.every((e) => matchesRequirement(e, labels?.[String(e.key)]));
+}
+
+/**
+ * How many bound pods on `node` a pod anti-affinity term selects (topology `kubernetes.io/hostname`
+ * only: one node is one domain; namespaces default to the pod's own).
+ */
+function antiAffinityHits(term: unknown, pod: K8sObject, node: string, pods: readonly K8sObject[]): number {
+  if (field(term, "topologyKey") !== "kubernetes.io/hostname") return 0;
+  const nss = arr(field(term, "namespaces")).map(String);
+  const inNs = nss.length > 0 ? nss : [pod.metadata.namespace ?? ""];
+  return pods.filter((p) =>
+    p !== pod && p.metadata.name !== pod.metadata.name && field(p.spec, "nodeName") === node &&
+    inNs.includes(p.metadata.namespace ?? "") &&
+    matchesLabelSelector(field(term, "labelSelector"), p.metadata.labels)
+  ).length;
+}
+
+const antiAffinity = (pod: K8sObject): Record<string, unknown> =>
+  rec(field(field(pod.spec, "affinity"), "podAntiAffinity"));
+
 /** Why `node` cannot take `pod` (kube-scheduler's reason string), or null when it can. */
 export function filterNode(pod: K8sObject, node: K8sObject, opts: ScheduleOptions = {}): string | null {
   if (field(node.spec, "unschedulable") === true) {
@@ -156,6 +185,10 @@ export function filterNode(pod: K8sObject, node: K8sObject, opts: ScheduleOption
   if (taint) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ""}}`;
   if (!matchesNodeAffinity(pod, node)) return REASON_AFFINITY;
   if (opts.unschedulable?.includes(node.metadata.name)) return REASON_FULL;
+  const required = arr(antiAffinity(pod).requiredDuringSchedulingIgnoredDuringExecution);
+  if (required.some((t) => antiAffinityHits(t, pod, node.metadata.name, opts.pods ?? []) > 0)) {
+    return REASON_ANTI_AFFINITY;
+  }
   return null;
 }
 
@@ -184,7 +217,15 @@ export function schedulePod(
   }
   if (feasible.length > 0) {
     const load = opts.load ?? (() => 0);
-    feasible.sort((a, b) => load(a) - load(b) || (a < b ? -1 : a > b ? 1 : 0));
+    // InterPodAffinity scoring: preferred anti-affinity weighs against nodes with matching pods.
+    const preferred = arr(antiAffinity(pod).preferredDuringSchedulingIgnoredDuringExecution).map(rec);
+    const penalty = (n: string): number =>
+      preferred.reduce(
+        (sum, w) =>
+          sum + Number(w.weight ?? 1) * antiAffinityHits(w.podAffinityTerm, pod, n, opts.pods ?? []),
+        0,
+      );
+    feasible.sort((a, b) => penalty(a) - penalty(b) || load(a) - load(b) || (a < b ? -1 : a > b ? 1 : 0));
     return { node: feasible[0] };
   }
   const n = nodes.length;

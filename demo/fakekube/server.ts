@@ -30,10 +30,12 @@ import {
 } from "./websocket.ts";
 import { type ExecFault, type FaultRule, FaultTable, LOOP_CONTINUE_TOKEN, transformBody } from "./faults.ts";
 import { isWatchRequest, WatchHub } from "./watch.ts";
+import { forbiddenResponse, json, notFoundResource, statusResponse } from "./status.ts";
 import type { NetworkHost } from "./netmodel.ts";
 import { streamExecWhenReady } from "./probe_exec.ts";
 import { ClusterStore, routeWrite, type WriteContext } from "./writes.ts";
 import { LifecycleController, lifecycleDefaults, type LifecycleInput } from "./lifecycle.ts";
+import type { LiqoReflection } from "./reflection.ts";
 import { PermissionTable } from "./admission.ts";
 
 export type { PodWireguardState, WireguardState } from "./exec.ts";
@@ -91,6 +93,11 @@ export interface FakeClusterConfig {
    * commands); null falls through to the WireGuard/iproute2 emulation of exec.ts.
    */
   network?: NetworkHost;
+  /**
+   * Liqo's reflection between the clusters of one scenario (shared like `network`): offloaded
+   * namespaces, pods, Services and EndpointSlices appear in the served provider (reflection.ts).
+   */
+  reflection?: LiqoReflection;
 }
 
 /** A running fake cluster. */
@@ -258,41 +265,6 @@ function compareObjects(a: K8sObject, b: K8sObject): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-function statusBody(
-  code: number,
-  reason: string,
-  message: string,
-  details?: Record<string, unknown>,
-): unknown {
-  const body: Record<string, unknown> = {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-  };
-  if (details) body.details = details;
-  body.code = code;
-  return body;
-}
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
-function statusResponse(
-  code: number,
-  reason: string,
-  message: string,
-  details?: Record<string, unknown>,
-): Response {
-  return json(statusBody(code, reason, message, details), code);
-}
-
-const notFoundResource = (): Response =>
-  statusResponse(404, "NotFound", "the server could not find the requested resource", {});
-
 function stripTypeMeta(o: K8sObject): K8sObject {
   const { apiVersion: _a, kind: _k, ...rest } = o;
   return rest as K8sObject;
@@ -368,28 +340,26 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   cfg.network?.attach(cfg.name, () => [...resources.values()].flatMap((r) => r.objects));
   const lifecycleCfg = lifecycleDefaults(cfg.lifecycle);
   const permissions = new PermissionTable([...forbid], lifecycleCfg.deny);
-  const store = new ClusterStore(resources, watchHub, () => listRv = watchHub.resourceVersion);
+  const store = new ClusterStore(resources, watchHub, () => {
+    listRv = watchHub.resourceVersion;
+    cfg.reflection?.changed();
+  });
   const lifecycle = new LifecycleController(store, lifecycleCfg);
-  const writes: WriteContext = { store, lifecycle, config: lifecycleCfg, permissions, user: FAKE_USER };
+  const writes: WriteContext<LifecycleController> = {
+    store,
+    lifecycle,
+    config: lifecycleCfg,
+    permissions,
+    user: FAKE_USER,
+  };
+  cfg.reflection?.attach(cfg.name, writes);
 
   const forbidden = (
     verb: string,
     r: { plural: string; group: string },
     ns?: string,
     name?: string,
-  ): Response => {
-    const subject = name !== undefined ? `${r.plural.split("/")[0]} "${name}"` : r.plural;
-    const scope = ns !== undefined ? `in the namespace "${ns}"` : "at the cluster scope";
-    const details: Record<string, unknown> = { kind: r.plural.split("/")[0] };
-    if (name !== undefined) details.name = name;
-    if (r.group !== "") details.group = r.group;
-    return statusResponse(
-      403,
-      "Forbidden",
-      `${subject} is forbidden: User "${FAKE_USER}" cannot ${verb} resource "${r.plural}" in API group "${r.group}" ${scope}`,
-      details,
-    );
-  };
+  ): Response => forbiddenResponse(FAKE_USER, verb, r, ns, name);
 
   const groupVersions = (): Map<string, string[]> => {
     const m = new Map<string, string[]>();
@@ -842,6 +812,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     close: async () => {
       if (closed) return;
       closed = true;
+      cfg.reflection?.detach(cfg.name);
       lifecycle.stop();
       closing.abort();
       for (const s of hanging) {

@@ -23,7 +23,17 @@ import {
   podSecurityViolations,
   validate,
 } from "./admission.ts";
-import { type Lifecycle, type LifecycleController, nextFree, nowStamp } from "./lifecycle.ts";
+import { nextFree, nowStamp } from "./alloc.ts";
+import { forbiddenResponse, json, notFoundResource, statusResponse } from "./status.ts";
+import type { Lifecycle } from "./lifecycle_schema.ts";
+
+/** What the write path tells the lifecycle controller (lifecycle.ts `LifecycleController`). */
+export interface LifecycleHooks {
+  created(key: string, obj: K8sObject): void;
+  deleted(key: string, obj: K8sObject): void;
+  finalizing(key: string, obj: K8sObject): void;
+  namespaceTerminating(name: string): void;
+}
 
 /** A served resource and its objects (the server's own record, shared by reference). */
 export interface StoredResource {
@@ -194,35 +204,17 @@ export class ClusterStore {
 // HTTP
 
 /** What the write routes need from the server. */
-export interface WriteContext {
+export interface WriteContext<L extends LifecycleHooks = LifecycleHooks> {
   store: ClusterStore;
-  lifecycle: LifecycleController;
+  /** The lifecycle controller (lifecycle.ts); the write path only calls its hooks. */
+  lifecycle: L;
   config: Lifecycle;
   permissions: PermissionTable;
   /** The user named in 403 messages. */
   user: string;
 }
 
-function json(body: unknown, status: number): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
-function status(code: number, reason: string, message: string, details?: Record<string, unknown>): Response {
-  const body: Record<string, unknown> = {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message,
-    reason,
-  };
-  if (details) body.details = details;
-  body.code = code;
-  return json(body, code);
-}
-
-const notFoundResource = (): Response =>
-  status(404, "NotFound", "the server could not find the requested resource", {});
+const status = statusResponse;
 
 const qualified = (r: { plural: string; group: string }): string =>
   r.group === "" ? r.plural : `${r.plural}.${r.group}`;
@@ -239,17 +231,7 @@ function details(
 }
 
 function forbidden(ctx: WriteContext, verb: string, r: StoredResource, ns?: string, name?: string): Response {
-  const subject = name !== undefined ? `${qualified(r)} "${name}"` : qualified(r);
-  const scope = ns !== undefined ? `in the namespace "${ns}"` : "at the cluster scope";
-  const d: Record<string, unknown> = { kind: r.plural };
-  if (name !== undefined) d.name = name;
-  if (r.group !== "") d.group = r.group;
-  return status(
-    403,
-    "Forbidden",
-    `${subject} is forbidden: User "${ctx.user}" cannot ${verb} resource "${r.plural}" in API group "${r.group}" ${scope}`,
-    d,
-  );
+  return forbiddenResponse(ctx.user, verb, r, ns, name);
 }
 
 const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
@@ -485,7 +467,8 @@ async function create(
   return json({ ...stored, apiVersion, kind: r.kind }, 201);
 }
 
-function allocateClusterIP(ctx: WriteContext): string | null {
+/** A free ClusterIP of the cluster's service CIDR (also used by the Liqo reflection, reflection.ts). */
+export function allocateClusterIP(ctx: Pick<WriteContext, "store" | "config">): string | null {
   const network = ctx.store.list("ipam.liqo.io/networks").find((n) => n.metadata.name === "service-cidr");
   const fromNetwork = field(network?.spec, "cidr");
   const cidr = ctx.config.serviceCIDR ?? (typeof fromNetwork === "string" ? fromNetwork : "10.96.0.0/12");

@@ -529,12 +529,8 @@ export async function openFleet(plan: FleetPlan, opts: FleetOptions): Promise<Fl
       probes: plan.probes,
       runNamespace: ns,
       gatewayNamespace: plan.gatewayNamespaces?.[side] ?? null,
+      offloading,
     });
-    if (side === "local" && offloading && plan.mode !== "offload") {
-      for (const verb of ["create", "delete", "get"]) {
-        list.push({ verb, resource: "namespaceoffloadings", group: "offloading.liqo.io", namespace: ns });
-      }
-    }
     if (side === "local" && plan.service && !plan.probes.includes("service")) {
       list.push({ verb: "create", resource: "services", namespace: ns });
     }

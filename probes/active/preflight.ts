@@ -25,6 +25,11 @@ export interface AccessNeedsInput {
   runNamespace: string;
   /** The tenant namespace of this cluster's gateway pod (mtu and trace exec into it); null: unknown. */
   gatewayNamespace?: string | null;
+  /**
+   * The run namespace is offloaded (always in offload mode; in direct mode when the service probe
+   * runs, active/offload.ts offloadingWanted): the NamespaceOffloading is created, read and deleted.
+   */
+  offloading?: boolean;
 }
 
 const OFFLOADING_GROUP = "offloading.liqo.io";
@@ -49,7 +54,7 @@ export function accessNeeds(input: AccessNeedsInput): AccessAttributes[] {
   if (side === "local" && probes.includes("service")) {
     add(["create"], { resource: "services", namespace: ns });
   }
-  if (side === "local" && mode === "offload") {
+  if (side === "local" && (mode === "offload" || input.offloading)) {
     add(["create", "delete", "get"], {
       resource: "namespaceoffloadings",
       group: OFFLOADING_GROUP,
