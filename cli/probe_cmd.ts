@@ -15,8 +15,9 @@ import type { LiveClusterSource } from "../kube/live/source.ts";
 import type { CheckResult, RunOptions } from "../checks/types.ts";
 import { PROBE_CHECKS } from "../checks/probe/catalog.ts";
 import { PROBE_NAMES, type ProbeMode, type ProbeName } from "../probes/active/types.ts";
-import type { CleanupRecord } from "../probes/active/types.ts";
+import type { ActiveRunRecord, CleanupRecord } from "../probes/active/types.ts";
 import type { AfterChecks } from "../diagnose/run.ts";
+import type { Fab03Amendment, FabricEnd } from "../checks/probe/fab03_active.ts";
 import type { Report } from "../report/model.ts";
 import type { Invocation } from "../report/invocation.ts";
 import {
@@ -241,6 +242,8 @@ export async function runActiveReport(
   ]);
   const started = Date.now();
   let stoppedBy: string | null = null;
+  // The passive FAB-03 results the matrix failed (its active half): `probe` shows them too.
+  let activeHalf: CheckResult[] = [];
   // The session owns SIGINT/SIGTERM and --timeout once probe objects may exist (active/session.ts:
   // a first signal stops the probes and cleans up, a second exits 130 printing the cleanup
   // command). The hard deadline leaves room for the cleanup budget on top of --timeout.
@@ -291,9 +294,12 @@ export async function runActiveReport(
           },
         );
         stoppedBy = out.stoppedBy ?? null;
+        const fabric = await fabricActiveHalf(view, out.record);
+        activeHalf = fabric?.failedByActive ?? [];
         return {
           results: [...out.results, ...skippedProbes(more.skipped ?? [], view.local.name)],
           active: out.record,
+          ...(fabric ? { passive: fabric.results } : {}),
         };
       };
       const afterOrStop = async (view: AfterChecks) => {
@@ -325,12 +331,12 @@ export async function runActiveReport(
           invocation,
           extraReads: PROBE_CHECKS.filter((c) => active.probes.includes(c.probe)),
           after: afterOrStop,
-          select: scope === "probe" ? probeOnly : undefined,
+          select: scope === "probe" ? (r: Report) => probeOnly(r, activeHalf) : undefined,
         },
       );
       printCleanupHint(report, hint, opts.quiet === true);
       const d = report.diagnosis;
-      if (scope === "probe" && d && d.layer !== "probe" && !opts.quiet) {
+      if (scope === "probe" && d && d.layer !== "probe" && !activeHalf.some(sameResult(d)) && !opts.quiet) {
         // `probe` lists only PROBE results: say that the diagnosis is a passive check, and where it is.
         writeErr(
           `flyingfish: the diagnosis is a passive check (${d.id}): the probes ran on a peering already ` +
@@ -351,6 +357,36 @@ export async function runActiveReport(
     return 3;
   }
   return report.exitCode;
+}
+
+/**
+ * FAB-03's active half (checks/probe/fab03_active.ts): the passive FAB-03 of each end of the probed
+ * peering amended in place by the matrix. Null when the matrix did not run.
+ */
+async function fabricActiveHalf(
+  view: AfterChecks,
+  record: ActiveRunRecord | null,
+): Promise<Fab03Amendment | null> {
+  if (!record?.matrix) return null;
+  const { amendFab03 } = await import("../checks/probe/fab03_active.ts");
+  const ends: FabricEnd[] = [
+    { cluster: view.local.name, peer: record.peer, liqoNamespace: view.local.liqoNamespace ?? "liqo" },
+  ];
+  if (view.remote) {
+    // The remote's FAB-03 for this peering names the local cluster by its ID.
+    ends.push({
+      cluster: view.remote.name,
+      peer: view.local.clusterId ?? view.local.name,
+      liqoNamespace: view.remote.liqoNamespace ?? "liqo",
+    });
+  }
+  return amendFab03(view.results, record.matrix, ends);
+}
+
+/** Matches a result (or the diagnosis) by check, cluster and peer. */
+function sameResult(x: { id: string; cluster: string; peer: string | null }) {
+  return (r: { id: string; cluster: string; peer: string | null }) =>
+    r.id === x.id && r.cluster === x.cluster && r.peer === x.peer;
 }
 
 /** The probes `--skip` named, as `skip` results (disabled), so the report never looks complete when it is not. */
@@ -398,11 +434,19 @@ function unknownProbes(
 }
 
 /**
- * `probe`'s report: only the PROBE results. The diagnosis stays the whole run's: when a passive
- * check failed it comes first (probes on a broken peering say little), and the exit code counts it.
+ * `probe`'s report: only the PROBE results — and `activeHalf`, the passive results the probes
+ * failed (FAB-03 when the matrix shows a node's broken Geneve path: the probe's own finding, under
+ * the check it speaks for). A passive result the probes merely confirmed or annotated stays out
+ * (`check --active` shows it). The diagnosis stays the whole run's: when a passive check failed it
+ * comes first (probes on a broken peering say little), and the exit code counts it.
  */
-export function probeOnly(report: Report): Report {
-  const results = report.results.filter((r) => r.layer === "probe");
+export function probeOnly(
+  report: Report,
+  activeHalf: readonly { id: string; cluster: string; peer: string | null }[] = [],
+): Report {
+  const results = report.results.filter((r) =>
+    r.layer === "probe" || activeHalf.some((a) => sameResult(a)(r))
+  );
   const summary = { pass: 0, warn: 0, fail: 0, skip: 0, unknown: 0, total: results.length };
   for (const r of results) summary[r.status]++;
   const passiveBroken = report.diagnosis !== null && report.diagnosis.layer !== "probe";

@@ -57,6 +57,31 @@ Deno.test("probe's report keeps the PROBE results; a passive diagnosis stays and
   assert.equal(healthy.exitCode, 0);
 });
 
+Deno.test("probe's report also shows a FAB-03 its active half failed, and only that one", () => {
+  const base = sampleReport();
+  const probe: ReportResult = { ...base.results[0], id: "PROBE-MATRIX", layer: "probe", status: "fail" };
+  const fab = (cluster: string, status: ReportResult["status"]): ReportResult => ({
+    ...base.results[0],
+    id: "FAB-03",
+    layer: "fabric",
+    status,
+    cluster,
+    peer: cluster === "rome" ? "milan" : "rome",
+  });
+  const report = { ...base, diagnosis: null, results: [fab("rome", "fail"), fab("milan", "pass"), probe] };
+  const r = probeOnly(report, [{ id: "FAB-03", cluster: "rome", peer: "milan" }]);
+  assert.deepEqual(r.results.map((x) => `${x.id} ${x.cluster}`), [
+    "FAB-03 rome",
+    `PROBE-MATRIX ${probe.cluster}`,
+  ]);
+  assert.deepEqual(r.summary, { pass: 0, warn: 0, fail: 2, skip: 0, unknown: 0, total: 2 });
+  assert.deepEqual(
+    probeOnly(report).results.map((x) => x.id),
+    ["PROBE-MATRIX"],
+    "nothing failed by the probes",
+  );
+});
+
 Deno.test("cleanup output: one line per namespace, JSON on -o json", () => {
   const records = [
     { cluster: "rome", namespace: "flyingfish-probe-ab12cd34", status: "removed" as const, detail: "" },

@@ -51,7 +51,20 @@ export interface DiagnosisRequest {
    * After the passive checks, over the same views: more results (the active probes, appended in
    * layer order) and the report's `active` block; the summary, diagnosis and exit code count them.
    */
-  after?: (run: AfterChecks) => Promise<{ results: CheckResult[]; active: ActiveRunRecord | null }>;
+  after?: (run: AfterChecks) => Promise<AfterResults>;
+}
+
+/** What {@link DiagnosisRequest.after} adds to the report. */
+export interface AfterResults {
+  /** Results appended after the passive ones (the PROBE-* results). */
+  results: CheckResult[];
+  /** The report's `active` block. */
+  active: ActiveRunRecord | null;
+  /**
+   * The passive results as the active half amends them (FAB-03 from the matrix): the same results in
+   * the same order, some replaced in place — never one added. Absent: the passive results stand.
+   */
+  passive?: CheckResult[];
 }
 
 /** What {@link DiagnosisRequest.after} sees: the views the passive checks judged, and their verdict. */
@@ -165,7 +178,9 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
 
   // The active probes run over the same views (and clients), after the passive verdict.
   const extra = req.after ? await req.after({ local, remote, localPeers, results: engine.results }) : null;
-  const results = extra ? [...engine.results, ...extra.results] : engine.results;
+  // The active half may amend passive results in place (FAB-03 from the matrix): the diagnosis and
+  // the exit code are recomputed over them.
+  const results = extra ? [...(extra.passive ?? engine.results), ...extra.results] : engine.results;
   const diagnosis = extra ? diagnose(results, catalog) : engine.diagnosis;
   const exitCode = extra ? exitCodeOf(results) : engine.exitCode;
 

@@ -1,6 +1,7 @@
 /**
  * FAB-03: NetworkPolicies selecting the gateway pod admit Geneve (UDP 6091) from every node
  * address, so the nodes' overlay tunnels reach the gateway (passive: policies are evaluated, not probed).
+ * Its active half (checks/probe/fab03_active.ts) amends this result from the PROBE-MATRIX grids.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -85,13 +86,24 @@ export const FAB_03: CheckDef = {
   readsIn: { pods: ["gateways"] },
   optionalReads: ["gatewayservers", "gatewayclients"],
   explain: {
-    reads: "NetworkPolicies selecting the gateway pod (policyTypes Ingress), the Geneve sources " +
-      "(InternalNode status.nodeIP, node InternalIPs). Passive only.",
-    decides: "pass without such policies or when they admit UDP 6091 from every source; fail on a deny-all " +
-      "policy; warn otherwise (CNIs differ on host traffic).",
-    fixes: "Add an ingress rule admitting UDP 6091 from the node addresses. Active half: " +
-      "`flyingfish probe matrix` (PROBE-MATRIX) sends real traffic from a pod on every node: a whole row " +
-      "red there is that node's Geneve path to the gateway, whatever the policies say.",
+    reads:
+      "Passive half: NetworkPolicies selecting the gateway pod (policyTypes Ingress), the Geneve sources " +
+      "(InternalNode status.nodeIP, node InternalIPs). Active half (`check --active`, `probe matrix`): the " +
+      "PROBE-MATRIX grids — a probe pod on every node dialling every pod of the peer through its Geneve " +
+      "tunnel to the gateway, with the same-cluster control grid beside it.",
+    decides: "Passive: pass without such policies or when they admit UDP 6091 from every source; fail on a " +
+      "deny-all policy; warn otherwise (CNIs differ on host traffic). Active, amending the same result: a " +
+      "node whose row is red across the peering (from it nothing reaches the peer; also read when it is red " +
+      "both ways) while its own cluster's control grid is green for it → fail, whatever the policies say, " +
+      "naming the node; a node red in its control grid too is its CNI, not FAB-03; everything red is the " +
+      "tunnel or a gateway (PROBE-MATRIX), not FAB-03. When every probed node reached the peer the status " +
+      "is kept with a line saying so — a passive warn or unknown stays: the probe proves the path works " +
+      "now, not that the policy is right. Flaky or unmeasured cells add a line, nothing more. " +
+      "`flyingfish probe` shows FAB-03 only when its active half failed it.",
+    fixes: "Add an ingress rule admitting UDP 6091 from the node addresses. A node the matrix names: its " +
+      "InternalNode (`kubectl get internalnode <node> -o yaml`, status.nodeIP), the fabric pod on it " +
+      "(`kubectl -n liqo get pods -l app.kubernetes.io/name=fabric --field-selector spec.nodeName=<node>`) " +
+      "and its GeneveTunnels (`kubectl get genevetunnels -A -l networking.liqo.io/internal-node-name=<node>`).",
   },
   hops: ["node", "geneve"],
   run,

@@ -72,7 +72,8 @@ export const PROBE_MATRIX: ProbeCheckDef = {
       "by its pattern: a whole row red → that source node's Geneve/fabric path to its gateway; a whole " +
       "column red → that remote node; everything red → the tunnel or the gateways; one cell → that " +
       "pair. A red control grid (same cluster) → that cluster's CNI, not Liqo. This is also the active " +
-      "half of FAB-03: a red row whose node FAB-03 saw as unadmitted confirms the Geneve drop.",
+      "half of FAB-03: a red row whose node is green in its control grid fails that cluster's FAB-03, " +
+      "naming the node (and leads the diagnosis, this result also failing).",
     fixes: "Follow the reading: a red row → kubectl -n liqo logs the fabric pod on that node and the " +
       "node's Geneve interface (FAB-01..04); a red column → that remote node's fabric and CNI; all red " +
       "→ the gateway and tunnel checks (GW-*, TUN-*); a red control grid → the cluster's CNI.",

@@ -74,14 +74,20 @@ Deno.test({
     assert.match(run.stdout, / CONTROL PLANE\n[\s\S]* ACTIVE PROBES\n/, "passive catalog, then the probes");
     assert.match(run.stdout, /rome-worker-1 +✓ +✗\n +rome-worker-2 +✓ +✗\n/, run.stdout);
     assert.match(run.stdout, /Removed\n/);
-    assert.match(run.stdout, /diagnosis ✗ PROBE-MATRIX/);
+    // FAB-03's active half: milan-worker-2 is red both ways while milan reaches it — its Geneve path.
+    assert.match(
+      run.stdout,
+      /diagnosis ✗ FAB-03 \[FABRIC\] milan-8d1f03 · peer rome-4b2a9e: active: from milan-worker-2/,
+    );
+    assert.match(run.stdout, /also failing: ✗ PROBE-MATRIX/);
     assert.equal(list.code, 0, list.stderr);
     for (const name of await activeScenarios()) assert.match(list.stdout, new RegExp(`^${name} `, "m"));
   },
 });
 
 Deno.test({
-  name: "check --active --probes matrix: the passive catalog, then PROBE-MATRIX, one report; nothing left",
+  name:
+    "check --active --probes matrix: the passive catalog, then PROBE-MATRIX, one report, FAB-03 amended by it; nothing left",
   ...sanitizers,
   fn: async () => {
     const s = await loadScenario("remote-node-blackholed", activeScenariosRoot());
@@ -113,7 +119,23 @@ Deno.test({
         report.results.filter((x: { layer: string }) => x.layer === "probe").map((x: { id: string }) => x.id),
         ["PROBE-MATRIX"],
       );
-      assert.equal(report.diagnosis.id, "PROBE-MATRIX");
+      // One FAB-03 per cluster, amended in place by the matrix: milan's fails naming the node (and
+      // leads the diagnosis, PROBE-MATRIX also failing); rome's keeps its pass, with the active line.
+      const fab03 = report.results.filter((x: { id: string }) => x.id === "FAB-03");
+      assert.deepEqual(
+        fab03.map((x: { cluster: string; status: string }) => `${x.cluster} ${x.status}`),
+        ["rome-4b2a9e pass", "milan-8d1f03 fail"],
+      );
+      assert.match(fab03[1].summary, /^active: from milan-worker-2 nothing reaches rome-4b2a9e/);
+      assert.ok(
+        fab03[0].evidence.includes(
+          "active: every probed node of rome-4b2a9e reached milan-8d1f03 through its Geneve path (PROBE-MATRIX)",
+        ),
+        fab03[0].evidence.join("\n"),
+      );
+      assert.equal(report.diagnosis.id, "FAB-03");
+      assert.equal(report.diagnosis.cluster, "milan-8d1f03");
+      assert.deepEqual(report.diagnosis.alsoFailing.map((x: { id: string }) => x.id), ["PROBE-MATRIX"]);
       assert.deepEqual(report.active.probes, ["matrix"]);
       assert.ok(report.active.cleanup.every((c: { status: string }) => c.status === "removed"));
       for (const c of Object.values(served.clusters)) if (c) assert.deepEqual(probeObjects(c.objects()), []);
