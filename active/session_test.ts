@@ -11,16 +11,11 @@ import {
   runActive,
   withFlyingfishFlags,
 } from "./session.ts";
-import { CATALOG } from "../checks/catalog.ts";
-import { PROBE_CHECKS } from "../checks/probe/catalog.ts";
-import { loadView, planFor } from "../diagnose/views.ts";
-import { openKubeClient } from "../kube/live/client.ts";
-import { liveSourceOn } from "../kube/live/source.ts";
 import type { K8sObject } from "../kube/source.ts";
 import { activeScenariosRoot, loadScenario, serveScenario } from "../demo/fakekube/scenario.ts";
 import { PROBE_IMAGES } from "../probes/active/images.ts";
 import type { SignalHost } from "../probes/active/signals.ts";
-import { probeTarget } from "../probes/active/target.ts";
+import { openActiveCluster } from "../tests/support/active_cluster.ts";
 import { PROBE_LABELS, type ProbeMode, type ProbeName, type Side } from "../probes/active/types.ts";
 
 /** Signal listeners that are never called (the session must not touch the test runner's). */
@@ -38,18 +33,9 @@ async function serve(name: string, withRemote = true): Promise<Served> {
   const served = await serveScenario(s, { tls: false });
   const closers: (() => Promise<void>)[] = [];
   const open = async (cluster: string, side: Side): Promise<ActiveCluster> => {
-    const client = await openKubeClient({ kubeconfigYaml: served.kubeconfigYaml(cluster) });
-    const source = await liveSourceOn(client, { execVia: "api" });
-    closers.push(() => source.close());
-    const view = await loadView(source, planFor([...CATALOG, ...PROBE_CHECKS]));
-    const target = probeTarget({
-      side,
-      name: view.name,
-      client,
-      exec: (ns, pod, container, command) => source.exec(ns, pod, container, command),
-      flags: side === "local" ? `--context ${cluster}` : `--remote-context ${cluster}`,
-    });
-    return { side, view, target };
+    const opened = await openActiveCluster(served.kubeconfigYaml(cluster), side, cluster);
+    closers.push(opened.close);
+    return opened.cluster;
   };
   try {
     const local = await open(s.run.local, "local");

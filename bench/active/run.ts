@@ -12,20 +12,15 @@
  */
 import { runActive } from "../../active/session.ts";
 import type { ActiveCluster, ActiveOptions } from "../../active/context.ts";
-import { CATALOG } from "../../checks/catalog.ts";
-import { PROBE_CHECKS } from "../../checks/probe/catalog.ts";
-import { loadView, planFor } from "../../diagnose/views.ts";
-import { openKubeClient } from "../../kube/live/client.ts";
-import { liveSourceOn } from "../../kube/live/source.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { createNetworkHost } from "../../demo/fakekube/probe_exec.ts";
 import { activeScenariosRoot, buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
 import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
 import { PROBE_IMAGES } from "../../probes/active/images.ts";
-import { probeTarget } from "../../probes/active/target.ts";
 import { PROBE_LABELS, type Side } from "../../probes/active/types.ts";
 import { probesFor } from "../../cli/probe_cmd.ts";
 import { LiqoReflection } from "../../demo/fakekube/reflection.ts";
+import { openActiveCluster } from "../../tests/support/active_cluster.ts";
 
 /** Every object named after `from` (not its pods), cloned for `to`; the Node's pod CIDR moved to `cidr`. */
 export function cloneWorker(
@@ -68,18 +63,9 @@ async function start(): Promise<Bench> {
     closers.push(() => fakes[name].close());
   }
   const open = async (name: "rome" | "milan", side: Side): Promise<ActiveCluster> => {
-    const client = await openKubeClient({ kubeconfigYaml: fakes[name].kubeconfigYaml() });
-    const source = await liveSourceOn(client, { execVia: "api" });
-    closers.unshift(() => source.close());
-    const view = await loadView(source, planFor([...CATALOG, ...PROBE_CHECKS]));
-    const target = probeTarget({
-      side,
-      name: view.name,
-      client,
-      exec: (ns, pod, container, command) => source.exec(ns, pod, container, command),
-      flags: side === "local" ? `--context ${name}` : `--remote-context ${name}`,
-    });
-    return { side, view, target };
+    const opened = await openActiveCluster(fakes[name].kubeconfigYaml(), side, name);
+    closers.unshift(opened.close);
+    return opened.cluster;
   };
   const local = await open("rome", "local");
   const remote = await open("milan", "remote");

@@ -31,6 +31,7 @@ import {
 import { type ExecFault, type FaultRule, FaultTable, LOOP_CONTINUE_TOKEN, transformBody } from "./faults.ts";
 import { isWatchRequest, WatchHub } from "./watch.ts";
 import { forbiddenResponse, json, notFoundResource, statusResponse } from "./status.ts";
+import { resourcePath } from "./paths.ts";
 import type { NetworkHost } from "./netmodel.ts";
 import { streamExecWhenReady } from "./probe_exec.ts";
 import { ClusterStore, routeWrite, type WriteContext } from "./writes.ts";
@@ -570,18 +571,9 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
     version: string,
     rest: string[],
   ): Response => {
-    let ns: string | undefined;
-    let plural: string;
-    let name: string | undefined;
-    let sub: string | undefined;
-    if (rest[0] === "namespaces" && rest.length >= 3) {
-      ns = rest[1];
-      [plural, name, sub] = rest.slice(2);
-      if (rest.length > 5) return notFoundResource();
-    } else {
-      [plural, name, sub] = rest;
-      if (rest.length > 3) return notFoundResource();
-    }
+    const path = resourcePath(rest);
+    if (!path) return notFoundResource();
+    const { ns, plural, name, sub } = path;
     if (sub !== undefined) {
       if (group === "" && plural === "pods" && ns !== undefined && name !== undefined) {
         if (sub === "exec") return handleExec(req, url, ns, name);

@@ -24,6 +24,7 @@ import {
   validate,
 } from "./admission.ts";
 import { nextFree, nowStamp } from "./alloc.ts";
+import { resourcePath } from "./paths.ts";
 import { forbiddenResponse, json, notFoundResource, statusResponse } from "./status.ts";
 import type { Lifecycle } from "./lifecycle_schema.ts";
 
@@ -276,18 +277,9 @@ export async function routeWrite(
   ) {
     return await accessReview(ctx, req);
   }
-  let ns: string | undefined;
-  let plural: string;
-  let name: string | undefined;
-  let sub: string | undefined;
-  if (rest[0] === "namespaces" && rest.length >= 3) {
-    ns = rest[1];
-    [plural, name, sub] = rest.slice(2);
-    if (rest.length > 5) return notFoundResource();
-  } else {
-    [plural, name, sub] = rest;
-    if (rest.length > 3 || rest.length === 0) return notFoundResource();
-  }
+  const path = resourcePath(rest);
+  if (!path) return notFoundResource();
+  const { ns, plural, name, sub } = path;
   const r = ctx.store.resource(`${group}/${version}/${plural}`);
   if (!r || r.version !== version) return notFoundResource();
   if (ns !== undefined && !r.namespaced) return notFoundResource();

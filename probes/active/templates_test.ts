@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { podSecurityViolations, validate } from "../../demo/fakekube/admission.ts";
+import { podSecurityViolations, SAFE_SYSCTLS, validate } from "../../demo/fakekube/admission.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { netexecArgs } from "./commands.ts";
 import { PROBE_IMAGES } from "./images.ts";
@@ -16,19 +16,8 @@ import {
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-/** Sysctls Pod Security `baseline` (and so `restricted`) allows, as of Kubernetes 1.29+. */
-const SAFE_SYSCTLS = new Set([
-  "kernel.shm_rmid_forced",
-  "net.ipv4.ip_local_port_range",
-  "net.ipv4.ip_unprivileged_port_start",
-  "net.ipv4.tcp_syncookies",
-  "net.ipv4.ping_group_range",
-  "net.ipv4.ip_local_reserved_ports",
-  "net.ipv4.tcp_keepalive_time",
-  "net.ipv4.tcp_fin_timeout",
-  "net.ipv4.tcp_keepalive_intvl",
-  "net.ipv4.tcp_keepalive_probes",
-]);
+/** Sysctls Pod Security `baseline` (and so `restricted`) allows (the fake's admission list). */
+const SAFE = new Set(SAFE_SYSCTLS);
 const RESTRICTED_VOLUMES = new Set([
   "configMap",
   "csi",
@@ -51,7 +40,7 @@ function restrictedViolations(pod: K8sObject): string[] {
   const out: string[] = [];
   const psc: Json = spec.securityContext ?? {};
   for (const f of ["hostNetwork", "hostPID", "hostIPC"]) if (spec[f]) out.push(`${f}=true`);
-  for (const s of psc.sysctls ?? []) if (!SAFE_SYSCTLS.has(s.name)) out.push(`forbidden sysctl ${s.name}`);
+  for (const s of psc.sysctls ?? []) if (!SAFE.has(s.name)) out.push(`forbidden sysctl ${s.name}`);
   for (const v of spec.volumes ?? []) {
     const type = Object.keys(v).find((k) => k !== "name");
     if (!type || !RESTRICTED_VOLUMES.has(type)) out.push(`volume ${v.name} of type ${type}`);
