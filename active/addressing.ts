@@ -18,7 +18,7 @@
  */
 import type { ClusterView } from "../checks/types.ts";
 import { remapAddress } from "../probes/cidr.ts";
-import type { ProbePod, Side } from "../probes/active/types.ts";
+import type { ProbePod, Side } from "./model.ts";
 import { strList } from "../liqo/ipam.ts";
 import { REMOTE_ID_LABEL } from "../liqo/lookups.ts";
 import type { Configuration } from "../liqo/views/networking.ts";

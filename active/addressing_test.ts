@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createAddressing } from "./addressing.ts";
 import type { ClusterView } from "../checks/types.ts";
 import type { K8sObject } from "../kube/source.ts";
-import type { ProbePod, Side } from "../probes/active/types.ts";
+import type { ProbePod, Side } from "./model.ts";
 import { baseObjects, inventoryOf, type Loose, viewOf } from "../tests/support/fixtures.ts";
 
 const MILAN_ID = "milan-8d1f03";

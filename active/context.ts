@@ -7,10 +7,10 @@
 import type { ClusterView, Outcome } from "../checks/types.ts";
 import type { ExecOutcome } from "../kube/source.ts";
 import { createLimiter, type Limiter } from "../kube/limiter.ts";
-import { PROBE_CONTAINER } from "../probes/active/commands.ts";
-import type { FleetHandle } from "../probes/active/fleet.ts";
-import type { ProbeTarget } from "../probes/active/target.ts";
-import type { ActiveMatrix, Fleet, ProbeMode, ProbeName, ProbePod, Side } from "../probes/active/types.ts";
+import { PROBE_CONTAINER } from "./commands.ts";
+import type { FleetHandle } from "./fleet/fleet.ts";
+import type { ProbeTarget } from "./fleet/target.ts";
+import type { ActiveMatrix, Fleet, ProbeMode, ProbeName, ProbePod, Side } from "./model.ts";
 import type { Addressing } from "./addressing.ts";
 
 /** One cluster of an active run: its passive view (inventory) and how to write/exec in it. */
@@ -42,7 +42,7 @@ export interface ActiveOptions {
 }
 
 /**
- * What a probe runner returns: the judged outcome (from its checks/probe/ judge) — the session adds
+ * What a probe runner returns: the judged outcome (from its judge.ts) — the session adds
  * id, title, layer, peer, cluster and duration — plus, for PROBE-MATRIX, the matrix for the report.
  */
 export interface ProbeRun extends Outcome {

@@ -4,8 +4,8 @@
  * into the exec router that answers like iputils, tcpdump and netexec would.
  */
 import assert from "node:assert/strict";
-import { runMtu } from "./mtu.ts";
-import { runTrace } from "./trace.ts";
+import { runMtu } from "./mtu/measure.ts";
+import { runTrace } from "./trace/measure.ts";
 import { twoClusters } from "../demo/fakekube/netfixture.ts";
 import { fakeProbeContext, probePod } from "../tests/support/probe_run_ctx.ts";
 import type { ExecOutcome } from "../kube/source.ts";

@@ -25,9 +25,9 @@
 import type { ClusterView } from "../checks/types.ts";
 import type { K8sObject } from "../kube/source.ts";
 import { conditionOf, isVirtualNode, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
-import type { ProbeMode, ProbeName, ProbePod } from "../probes/active/types.ts";
-import { PROBE_LABELS } from "../probes/active/types.ts";
-import type { OffloadSpread } from "../probes/active/templates.ts";
+import type { ProbeMode, ProbeName, ProbePod } from "./model.ts";
+import { PROBE_LABELS } from "./model.ts";
+import type { OffloadSpread } from "./fleet/templates.ts";
 
 /** Liqo's pod annotation selecting an anti-affinity preset for the remote pod. */
 export const ANTI_AFFINITY_PRESET_ANNOTATION = "liqo.io/anti-affinity-preset";

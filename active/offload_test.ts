@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { baseObjects, find, inventoryOf, viewOf } from "../tests/support/fixtures.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { offloadedPodManifest } from "../probes/active/templates.ts";
-import type { ProbePod } from "../probes/active/types.ts";
+import { offloadedPodManifest } from "./fleet/templates.ts";
+import type { ProbePod } from "./model.ts";
 import {
   ANTI_AFFINITY_LABELS_ANNOTATION,
   ANTI_AFFINITY_PRESET_ANNOTATION,

@@ -1,15 +1,15 @@
 /**
  * Planning one probe run from the passive inventory, before anything is created: which peer, which
- * nodes get a probe pod in each cluster (probes/active/nodes.ts), what is offloaded (active/offload.ts),
+ * nodes get a probe pod in each cluster (active/fleet/nodes.ts), what is offloaded (active/offload.ts),
  * which gateway namespaces the MTU and trace probes exec in — the {@link FleetPlan} openFleet executes.
  */
 import { ToolError } from "../errors.ts";
 import type { ClusterView } from "../checks/types.ts";
 import type { K8sObject } from "../kube/source.ts";
 import { gatewayOf } from "../liqo/lookups.ts";
-import type { FleetPlan, FleetSidePlan } from "../probes/active/fleet.ts";
-import { selectNodes } from "../probes/active/nodes.ts";
-import type { ExcludedNode, ProbeMode, ProbeName, Side } from "../probes/active/types.ts";
+import type { FleetPlan, FleetSidePlan } from "./fleet/fleet.ts";
+import { selectNodes } from "./fleet/nodes.ts";
+import type { ExcludedNode, ProbeMode, ProbeName, Side } from "./model.ts";
 import type { ActiveCluster, ActiveOptions } from "./context.ts";
 import { offloadingWanted, offloadSpread, planOffload } from "./offload.ts";
 

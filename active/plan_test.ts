@@ -3,7 +3,7 @@ import { checkModeAndRemote, choosePeer, planRun } from "./plan.ts";
 import type { ActiveCluster, ActiveOptions } from "./context.ts";
 import type { ClusterView } from "../checks/types.ts";
 import type { K8sObject } from "../kube/source.ts";
-import type { ProbeTarget } from "../probes/active/target.ts";
+import type { ProbeTarget } from "./fleet/target.ts";
 import { baseObjects, inventoryOf, type Loose, viewOf } from "../tests/support/fixtures.ts";
 
 const MILAN_ID = "milan-8d1f03";

@@ -2,7 +2,7 @@
  * One active probe session — the one entry point `flyingfish probe` and `check --active` call: pick
  * the peer, plan the fleet from the passive inventory, open it (pre-flight, namespace, dry run, pods
  * Ready), run the selected probes IN PARALLEL, ALWAYS clean up (success, failure, timeout,
- * SIGINT/SIGTERM — through probes/active/signals.ts withSignalCleanup, which runActive installs
+ * SIGINT/SIGTERM — through active/fleet/signals.ts withSignalCleanup, which runActive installs
  * itself: a second signal exits 130 at once printing the `--cleanup --run-id` command), and turn
  * everything into PROBE-* CheckResults plus the report's ActiveRunRecord.
  *
@@ -13,14 +13,14 @@
  * probe that needed the pods, naming the cause.
  */
 import type { CheckResult, Status } from "../checks/types.ts";
-import { findProbeCheck } from "../checks/probe/catalog.ts";
-import { cleanupRun } from "../probes/active/cleanup.ts";
-import { type FleetHandle, type FleetPlan, openFleet } from "../probes/active/fleet.ts";
-import { PreflightError } from "../probes/active/preflight.ts";
-import { newRunId } from "../probes/active/run_id.ts";
-import { type StopCause, withSignalCleanup } from "../probes/active/signals.ts";
-import type { SignalHost } from "../probes/active/signals.ts";
-import { cleanupCommand, type ProbeTarget } from "../probes/active/target.ts";
+import { findProbeCheck } from "./catalog.ts";
+import { cleanupRun } from "./fleet/cleanup.ts";
+import { type FleetHandle, type FleetPlan, openFleet } from "./fleet/fleet.ts";
+import { PreflightError } from "./fleet/preflight.ts";
+import { newRunId } from "./fleet/run_id.ts";
+import { type StopCause, withSignalCleanup } from "./fleet/signals.ts";
+import type { SignalHost } from "./fleet/signals.ts";
+import { cleanupCommand, type ProbeTarget } from "./fleet/target.ts";
 import {
   type ActiveMatrix,
   type ActiveRunRecord,
@@ -31,7 +31,7 @@ import {
   type ProbeName,
   probeNamespace,
   type ProbePod,
-} from "../probes/active/types.ts";
+} from "./model.ts";
 import { createAddressing } from "./addressing.ts";
 import {
   type ActiveCluster,
@@ -42,13 +42,13 @@ import {
   type ProbeRunner,
   withSignal,
 } from "./context.ts";
-import { runMatrix } from "./matrix.ts";
-import { runMtu } from "./mtu.ts";
+import { runMatrix } from "./matrix/measure.ts";
+import { runMtu } from "./mtu/measure.ts";
 import { placeOffloadedPods, remoteNamespaceOf } from "./offload.ts";
 import { checkModeAndRemote, choosePeer, planRun } from "./plan.ts";
-import { runService } from "./service.ts";
-import { runTrace } from "./trace.ts";
-import { runUdp } from "./udp.ts";
+import { runService } from "./service/_session.ts";
+import { runTrace } from "./trace/measure.ts";
+import { runUdp } from "./udp/measure.ts";
 
 export type { ActiveCluster, ActiveOptions } from "./context.ts";
 

@@ -13,10 +13,10 @@ import {
 } from "./session.ts";
 import type { K8sObject } from "../kube/source.ts";
 import { activeScenariosRoot, loadScenario, serveScenario } from "../demo/fakekube/scenario.ts";
-import { PROBE_IMAGES } from "../probes/active/images.ts";
-import type { SignalHost } from "../probes/active/signals.ts";
+import { PROBE_IMAGES } from "./fleet/images.ts";
+import type { SignalHost } from "./fleet/signals.ts";
 import { openActiveCluster } from "../tests/support/active_cluster.ts";
-import { PROBE_LABELS, type ProbeMode, type ProbeName, type Side } from "../probes/active/types.ts";
+import { PROBE_LABELS, type ProbeMode, type ProbeName, type Side } from "./model.ts";
 
 /** Signal listeners that are never called (the session must not touch the test runner's). */
 const QUIET: SignalHost = { add: () => {}, remove: () => {} };

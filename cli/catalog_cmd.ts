@@ -2,7 +2,7 @@
 import { CATALOG, dependentsOf, findCheck } from "../checks/catalog.ts";
 import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
 import { LAYER_TITLES } from "../checks/types.ts";
-import { findProbeCheck, PROBE_CHECKS, type ProbeCheckDef } from "../checks/probe/catalog.ts";
+import { findProbeCheck, PROBE_CHECKS, type ProbeCheckDef } from "../active/catalog.ts";
 
 /** One catalog entry as `checks -o json` prints it. */
 export interface CatalogEntry {

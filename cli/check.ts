@@ -141,7 +141,7 @@ export async function selectionFrom(
   const [{ CATALOG }, { resolveSelection, selectCatalog }, { PROBE_CHECKS }] = await Promise.all([
     import("../checks/catalog.ts"),
     import("../checks/ids.ts"),
-    import("../checks/probe/catalog.ts"),
+    import("../active/catalog.ts"),
   ]);
   const known = [...CATALOG, ...PROBE_CHECKS];
   const only = resolveSelection(opts.only ?? [], known);

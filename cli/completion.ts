@@ -254,8 +254,8 @@ export function completionScript(program: Command, shell: string, values: Argume
 export async function argumentValues(): Promise<ArgumentValues> {
   const [{ CATALOG }, { PROBE_CHECKS }, { PROBE_NAMES }, { listScenarios }] = await Promise.all([
     import("../checks/catalog.ts"),
-    import("../checks/probe/catalog.ts"),
-    import("../probes/active/types.ts"),
+    import("../active/catalog.ts"),
+    import("../active/model.ts"),
     import("../demo/fakekube/scenario.ts"),
   ]);
   const scenarios = await listScenarios().catch(() => [] as string[]);

@@ -13,11 +13,11 @@ import { ToolError } from "../errors.ts";
 import type { KubeClient } from "../kube/live/client.ts";
 import type { LiveClusterSource } from "../kube/live/source.ts";
 import type { CheckResult, RunOptions } from "../checks/types.ts";
-import { PROBE_CHECKS } from "../checks/probe/catalog.ts";
-import { PROBE_NAMES, type ProbeMode, type ProbeName } from "../probes/active/types.ts";
-import type { ActiveRunRecord, CleanupRecord } from "../probes/active/types.ts";
+import { PROBE_CHECKS } from "../active/catalog.ts";
+import { PROBE_NAMES, type ProbeMode, type ProbeName } from "../active/model.ts";
+import type { ActiveRunRecord, CleanupRecord } from "../active/model.ts";
 import type { AfterChecks } from "../diagnose/run.ts";
-import type { Fab03Amendment, FabricEnd } from "../checks/probe/fab03_active.ts";
+import type { Fab03Amendment, FabricEnd } from "../active/fab03_active.ts";
 import type { Report } from "../report/model.ts";
 import type { Invocation } from "../report/invocation.ts";
 import {
@@ -116,8 +116,8 @@ export async function activeOptionsFrom(
   hasRemote: boolean,
 ) {
   const mode = modeFrom(flags.mode, hasRemote);
-  const { resolveImages } = await import("../probes/active/images.ts");
-  const { newRunId } = await import("../probes/active/run_id.ts");
+  const { resolveImages } = await import("../active/fleet/images.ts");
+  const { newRunId } = await import("../active/fleet/run_id.ts");
   if ((flags.peer?.length ?? 0) > 1) {
     throw new ToolError("probes run against one peer at a time: give one --peer");
   }
@@ -178,7 +178,7 @@ async function targetsOf(
   opts: CheckCommandOptions,
   names?: [string, string | null],
 ) {
-  const { probeTarget, clusterFlags } = await import("../probes/active/target.ts");
+  const { probeTarget, clusterFlags } = await import("../active/fleet/target.ts");
   const local = probeTarget({
     side: "local",
     name: names?.[0] ?? clusters.local.source.endpoint.context,
@@ -231,7 +231,7 @@ export async function runActiveReport(
   if (active.probes.length === 0) throw new ToolError("every probe is skipped (--skip): nothing to probe");
   const [{ runActive }, { cleanupCommand, clusterFlags }] = await Promise.all([
     import("../active/session.ts"),
-    import("../probes/active/target.ts"),
+    import("../active/fleet/target.ts"),
   ]);
   // What to run to remove a kept or stuck run: every cluster this run may have written to.
   const hint = cleanupCommand(active.runId, [
@@ -248,7 +248,7 @@ export async function runActiveReport(
   // a first signal stops the probes and cleans up, a second exits 130 printing the cleanup
   // command). The hard deadline leaves room for the cleanup budget on top of --timeout.
   const hardMs = Math.min(runTimeoutMs + active.cleanupTimeoutMs + 5_000, NO_TIMEOUT_MS);
-  const { RunStopped } = await import("../probes/active/signals.ts");
+  const { RunStopped } = await import("../active/fleet/signals.ts");
   const stopped = (err: unknown): string | null => {
     // The session rethrows the stop when it came before any result (e.g. while the pods started).
     const e = err instanceof RunStopped ? err : (err as { cause?: unknown })?.cause;
@@ -360,7 +360,7 @@ export async function runActiveReport(
 }
 
 /**
- * FAB-03's active half (checks/probe/fab03_active.ts): the passive FAB-03 of each end of the probed
+ * FAB-03's active half (active/fab03_active.ts): the passive FAB-03 of each end of the probed
  * peering amended in place by the matrix. Null when the matrix did not run.
  */
 async function fabricActiveHalf(
@@ -368,7 +368,7 @@ async function fabricActiveHalf(
   record: ActiveRunRecord | null,
 ): Promise<Fab03Amendment | null> {
   if (!record?.matrix) return null;
-  const { amendFab03 } = await import("../checks/probe/fab03_active.ts");
+  const { amendFab03 } = await import("../active/fab03_active.ts");
   const ends: FabricEnd[] = [
     { cluster: view.local.name, peer: record.peer, liqoNamespace: view.local.liqoNamespace ?? "liqo" },
   ];
@@ -469,8 +469,8 @@ async function runCleanup(opts: ProbeCommandOptions): Promise<number> {
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   const budgetMs = durationOption("--cleanup-timeout", opts.cleanupTimeout ?? DEFAULT_CLEANUP_TIMEOUT);
   const [{ cleanupLeftovers }, { parseRunId }] = await Promise.all([
-    import("../probes/active/cleanup.ts"),
-    import("../probes/active/run_id.ts"),
+    import("../active/fleet/cleanup.ts"),
+    import("../active/fleet/run_id.ts"),
   ]);
   if (opts.runId !== undefined && opts.all) {
     throw new ToolError("--cleanup takes --run-id ID or --all, not both");
@@ -538,7 +538,7 @@ export async function runCheckActive(opts: CheckCommandOptions): Promise<number>
 /** Runs `flyingfish probe`; returns the exit code. */
 export async function runProbeCommand(probes: string[], opts: ProbeCommandOptions): Promise<number> {
   if (opts.printImages) {
-    const { resolveImages, printImages } = await import("../probes/active/images.ts");
+    const { resolveImages, printImages } = await import("../active/fleet/images.ts");
     writeOut(printImages(resolveImages(opts.image ?? [], opts.imageRegistry)));
     return 0;
   }

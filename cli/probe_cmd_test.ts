@@ -3,7 +3,7 @@ import { ToolError } from "../errors.ts";
 import { cleanupText, modeFrom, probeOnly, resolveProbeNames } from "./probe_cmd.ts";
 import { selectionFrom } from "./check.ts";
 import { allCatalogEntries, explanation } from "./catalog_cmd.ts";
-import { PROBE_CHECKS } from "../checks/probe/catalog.ts";
+import { PROBE_CHECKS } from "../active/catalog.ts";
 import { sampleReport } from "../report/fixture.ts";
 import type { ReportResult } from "../report/model.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The report's `active` block: what an active probe run created and removed, and the reachability
- * matrix. The shapes are probes/active/types.ts's; this module is their zod schema (the published
+ * matrix. The shapes are active/model.ts's; this module is their zod schema (the published
  * JSON Schema is generated from it) and re-exports them for the renderers.
  */
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   type MatrixCell,
   type MatrixGrid,
   PROBE_NAMES,
-} from "../probes/active/types.ts";
+} from "../active/model.ts";
 
 export type {
   ActiveMatrix,
@@ -25,7 +25,7 @@ export type {
   ExcludedNode,
   MatrixCell,
   MatrixGrid,
-} from "../probes/active/types.ts";
+} from "../active/model.ts";
 
 const CELL_STATES: readonly [CellState, ...CellState[]] = ["ok", "fail", "flaky", "unknown"];
 

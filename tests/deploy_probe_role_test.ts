@@ -1,12 +1,12 @@
 /**
  * deploy/probe-clusterrole.yaml grants exactly what the probe pre-flight asks for
- * (probes/active/preflight.ts `accessNeeds`, over every mode, side and probe): the README points at
+ * (active/fleet/preflight.ts `accessNeeds`, over every mode, side and probe): the README points at
  * it, and the pre-flight's error message too.
  */
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { accessNeeds } from "../probes/active/preflight.ts";
-import { PROBE_NAMES } from "../probes/active/types.ts";
+import { accessNeeds } from "../active/fleet/preflight.ts";
+import { PROBE_NAMES } from "../active/model.ts";
 
 interface Rule {
   apiGroups: string[];

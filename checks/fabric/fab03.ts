@@ -1,7 +1,7 @@
 /**
  * FAB-03: NetworkPolicies selecting the gateway pod admit Geneve (UDP 6091) from every node
  * address, so the nodes' overlay tunnels reach the gateway (passive: policies are evaluated, not probed).
- * Its active half (checks/probe/fab03_active.ts) amends this result from the PROBE-MATRIX grids.
+ * Its active half (active/fab03_active.ts) amends this result from the PROBE-MATRIX grids.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { NetworkModelSchema } from "./netmodel.ts";
 import { NS, twoClusters } from "./netfixture.ts";
-import { dialUrl, dontFragmentPing, resolveName, tcpConnect, udpDial } from "../../probes/active/commands.ts";
+import { dialUrl, dontFragmentPing, resolveName, tcpConnect, udpDial } from "../../active/commands.ts";
 
 const ROME_GW = "gw-milan-8d1f03-7c9d5b6f8d-q4xzt";
 

@@ -1,5 +1,5 @@
 /**
- * The fake exec router for the active probes' commands (probes/active/commands.ts), answering like
+ * The fake exec router for the active probes' commands (active/commands.ts), answering like
  * the real tools from the shared {@link Network}: agnhost `connect`, curl to netexec `/dial`, the
  * PROBE-UDP series and PROBE-SVC sweep scripts, `getent hosts`, iputils `ping -M do` and
  * `timeout N tcpdump …` (which waits, in real time, for packets other execs send meanwhile).
@@ -10,7 +10,7 @@ import type { ExecResult } from "./exec.ts";
 import { type NetworkHost, type NetworkModel, NetworkModelSchema } from "./netmodel.ts";
 import { type Endpoint, Network, type SeenPacket } from "./netpath.ts";
 import { geneveIface, TUNNEL_IFACE, tunnelAddresses } from "./nettopo.ts";
-import { SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "../../probes/active/commands.ts";
+import { SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "../../active/commands.ts";
 import { parseIPv4 } from "../../probes/cidr.ts";
 import { CHANNEL, encodeFrame, execStatus } from "./websocket.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { K8sObject } from "../../kube/source.ts";
-import { captureOn, serviceSweep, udpDial, udpSeries } from "../../probes/active/commands.ts";
+import { captureOn, serviceSweep, udpDial, udpSeries } from "../../active/commands.ts";
 import { probePod, twoClusters } from "./netfixture.ts";
 import { createNetworkHost, goJson } from "./probe_exec.ts";
 import { loadBase } from "./scenario.ts";

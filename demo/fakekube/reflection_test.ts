@@ -7,7 +7,7 @@ import { configurationFor, toPeerView } from "./nettopo.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import { kubeWriter } from "../../kube/live/write.ts";
 import type { K8sObject } from "../../kube/source.ts";
-import { namespaceOffloadingManifest } from "../../probes/active/templates.ts";
+import { namespaceOffloadingManifest } from "../../active/fleet/templates.ts";
 
 const sanitizers = { sanitizeOps: false, sanitizeResources: false };
 const RUN = "r3fl0001";

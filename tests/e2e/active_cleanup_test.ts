@@ -21,7 +21,7 @@ import { lifecycleDefaults, type LifecycleInput } from "../../demo/fakekube/life
 import { NetworkModelSchema } from "../../demo/fakekube/netmodel.ts";
 import type { FaultRule } from "../../demo/fakekube/faults.ts";
 import type { K8sObject } from "../../kube/source.ts";
-import { PROBE_LABELS, probeNamespace } from "../../probes/active/types.ts";
+import { PROBE_LABELS, probeNamespace } from "../../active/model.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 
 const sanitizers = { sanitizeOps: false, sanitizeResources: false };

@@ -19,7 +19,7 @@ import {
   serveScenario,
 } from "../../demo/fakekube/scenario.ts";
 import type { K8sObject } from "../../kube/source.ts";
-import { PROBE_LABELS } from "../../probes/active/types.ts";
+import { PROBE_LABELS } from "../../active/model.ts";
 import type { ActiveRunRecord, MatrixGrid } from "../../report/model.ts";
 import { cellState } from "../../report/model.ts";
 import { assertExpected, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";

@@ -4,12 +4,12 @@
  */
 import type { ActiveCluster } from "../../active/context.ts";
 import { CATALOG } from "../../checks/catalog.ts";
-import { PROBE_CHECKS } from "../../checks/probe/catalog.ts";
+import { PROBE_CHECKS } from "../../active/catalog.ts";
 import { loadView, planFor } from "../../diagnose/views.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import { liveSourceOn } from "../../kube/live/source.ts";
-import { probeTarget } from "../../probes/active/target.ts";
-import type { Side } from "../../probes/active/types.ts";
+import { probeTarget } from "../../active/fleet/target.ts";
+import type { Side } from "../../active/model.ts";
 
 /** Opens `kubeconfigYaml` as the `side` end of an active run; `close` closes its connection. */
 export async function openActiveCluster(

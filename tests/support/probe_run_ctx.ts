@@ -7,9 +7,9 @@ import { createAddressing } from "../../active/addressing.ts";
 import { type ActiveOptions, createProbeRunContext, type ProbeRunContext } from "../../active/context.ts";
 import type { ClusterView } from "../../checks/types.ts";
 import type { ExecOutcome, K8sObject } from "../../kube/source.ts";
-import type { FleetHandle } from "../../probes/active/fleet.ts";
-import type { ProbeTarget } from "../../probes/active/target.ts";
-import type { Fleet, ProbeMode, ProbePod, Side } from "../../probes/active/types.ts";
+import type { FleetHandle } from "../../active/fleet/fleet.ts";
+import type { ProbeTarget } from "../../active/fleet/target.ts";
+import type { Fleet, ProbeMode, ProbePod, Side } from "../../active/model.ts";
 import { baseObjects, inventoryOf, type Loose, viewOf } from "./fixtures.ts";
 
 /** The peering's cluster IDs in the base fixtures. */

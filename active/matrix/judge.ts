@@ -1,0 +1,448 @@
+/**
+ * PROBE-MATRIX judge: reads the reachability grids (every source node × every destination node,
+ * TCP connect + UDP echo) by the reading rules and turns them into an outcome naming the node(s).
+ * Pure: the grids come from active/matrix.ts.
+ *
+ * Reading rules (printed with the result, {@link MATRIX_RULES}): a whole row red → that source node's
+ * Geneve/fabric path to its gateway; a whole column red → that destination node; everything red →
+ * the tunnel or a gateway; one cell → that pair. A red control grid (same cluster) → that cluster's
+ * CNI, not Liqo; a node red in its control grid too is read as its own pod network, not the fabric.
+ */
+import type { Outcome, Status } from "../../checks/types.ts";
+import type { ActiveMatrix, MatrixCell, MatrixGrid, Side } from "../model.ts";
+
+/** The reading rules, printed with the matrix. */
+export const MATRIX_RULES: readonly string[] = [
+  "whole row red → that source node's Geneve/fabric path to its gateway",
+  "whole column red → that destination node (its fabric, CNI or a policy on it)",
+  "everything red → the tunnel or a gateway",
+  "one cell red → that pair of nodes",
+  "control grid (same cluster) red → that cluster's CNI, not Liqo",
+  "~ flaky: failed once, passed on the one retry (never counted as ok)",
+];
+
+/** Red cells listed one by one in the evidence; the rest are counted. */
+const CELLS_SHOWN = 20;
+
+/** How to address one cluster of a grid in commands and text. */
+export interface MatrixClusterRef {
+  side: Side;
+  /** Display name (the grid's fromCluster/toCluster). */
+  name: string;
+  /** `kubectl` for the cluster the user named first, `kubectl --context <id>` for the other one. */
+  kubectl: string;
+  /** Namespace Liqo runs in there ("liqo" when unknown). */
+  liqoNamespace: string;
+}
+
+/** A grid with what its rows and columns are. */
+export interface JudgedGrid {
+  grid: MatrixGrid;
+  from: MatrixClusterRef;
+  to: MatrixClusterRef;
+  /** Columns are pods, not nodes (offload mode without the remote kubeconfig). */
+  colsArePods?: boolean;
+  /** Why (e.g. "columns are offloaded pods: …"), printed once in the evidence and the reading. */
+  note?: string | null;
+}
+
+/** True when a cell failed one of its protocols. */
+export function cellRed(c: MatrixCell): boolean {
+  return c.tcp === "fail" || c.udp === "fail";
+}
+
+/** True when a cell passed only on its retry (and failed nothing). */
+export function cellFlaky(c: MatrixCell): boolean {
+  return !cellRed(c) && (c.tcp === "flaky" || c.udp === "flaky");
+}
+
+/** True when a cell could not be measured at all. */
+export function cellUnknown(c: MatrixCell): boolean {
+  return !cellRed(c) && !cellFlaky(c) && (c.tcp === "unknown" || c.udp === "unknown");
+}
+
+/** The red pattern of one grid. */
+export interface GridPattern {
+  /** Every cell red (and there is at least one). */
+  allRed: boolean;
+  /** Rows whose every cell is red (empty when allRed). */
+  redRows: string[];
+  /** Columns whose every cell is red (empty when allRed). */
+  redCols: string[];
+  /** Red cells in no red row or column: [row, col]. */
+  redCells: [string, string][];
+  flakyCells: [string, string][];
+  unknownCells: [string, string][];
+  total: number;
+  red: number;
+  ok: number;
+}
+
+/** Finds the rows, columns and cells that are red in a grid. */
+export function gridPattern(g: MatrixGrid): GridPattern {
+  const rows = g.rows.length;
+  const cols = g.cols.length;
+  const at = (r: number, c: number): MatrixCell =>
+    g.cells[r]?.[c] ?? { tcp: "unknown", udp: "unknown", detail: "not measured" };
+  let red = 0;
+  let ok = 0;
+  const flakyCells: [string, string][] = [];
+  const unknownCells: [string, string][] = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const cell = at(r, c);
+      if (cellRed(cell)) red++;
+      else if (cellFlaky(cell)) flakyCells.push([g.rows[r], g.cols[c]]);
+      else if (cellUnknown(cell)) unknownCells.push([g.rows[r], g.cols[c]]);
+      else ok++;
+    }
+  }
+  const total = rows * cols;
+  // In a control grid a pod dialling itself (the diagonal) passes even when its node is cut off
+  // from the others: the pattern is read over the other cells (a red diagonal cell still shows).
+  const counts = (r: number, c: number) => !(g.control && g.rows[r] === g.cols[c]);
+  const allOf = (cells: [number, number][]) => cells.length > 0 && cells.every(([r, c]) => cellRed(at(r, c)));
+  const counted = (cells: [number, number][]) => cells.filter(([r, c]) => counts(r, c));
+  const every: [number, number][] = g.rows.flatMap((_, r) => g.cols.map((_, c): [number, number] => [r, c]));
+  const allRed = allOf(counted(every));
+  const rowRed = (r: number) => allOf(counted(g.cols.map((_, c): [number, number] => [r, c])));
+  const colRed = (c: number) => allOf(counted(g.rows.map((_, r): [number, number] => [r, c])));
+  // Not all red, so with one column a red row is one red cell (the other rows reach that node: the
+  // row is read), and with one row a red column is one red cell (the column is read).
+  const redRowIdx = allRed ? [] : g.rows.map((_, r) => r).filter(rowRed);
+  const redColIdx = allRed ? [] : g.cols.map((_, c) => c).filter(colRed);
+  const redCells: [string, string][] = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      if (!cellRed(at(r, c))) continue;
+      const explained = counts(r, c) && (allRed || redRowIdx.includes(r) || redColIdx.includes(c));
+      if (!explained) redCells.push([g.rows[r], g.cols[c]]);
+    }
+  }
+  return {
+    allRed,
+    redRows: redRowIdx.map((r) => g.rows[r]),
+    redCols: redColIdx.map((c) => g.cols[c]),
+    redCells,
+    flakyCells,
+    unknownCells,
+    total,
+    red,
+    ok,
+  };
+}
+
+/** What one grid's pattern says, and the commands that look closer. */
+interface GridReading {
+  reading: string[];
+  fixes: string[];
+}
+
+function fabricPodCmd(ref: MatrixClusterRef, node: string): string {
+  return `${ref.kubectl} -n ${ref.liqoNamespace} get pods -l app.kubernetes.io/name=fabric -o wide ` +
+    `--field-selector spec.nodeName=${node}`;
+}
+
+function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string, Set<string>>): GridReading {
+  const { grid, from, to } = j;
+  const reading: string[] = [];
+  const fixes: string[] = [];
+  const redInControl = (ref: MatrixClusterRef, node: string) => controlRed.get(ref.name)?.has(node) ?? false;
+  if (grid.control) {
+    if (p.allRed) {
+      reading.push(
+        `${from.name} control grid all red: ${from.name}'s CNI (pod-to-pod inside the cluster), not Liqo`,
+      );
+    }
+    for (const n of p.redRows) {
+      reading.push(`${from.name} control: row ${n} red: ${n}'s pod network (CNI on that node), not Liqo`);
+    }
+    for (const n of p.redCols) {
+      reading.push(`${from.name} control: column ${n} red: ${n}'s pod network (CNI on that node), not Liqo`);
+    }
+    for (const [a, b] of p.redCells) {
+      reading.push(`${from.name} control: ${a} → ${b} red: that pair, inside ${from.name}`);
+    }
+    if (p.red > 0) {
+      fixes.push(
+        `# ${from.name}: pods cannot reach each other inside the cluster — fix the CNI before Liqo`,
+        `${from.kubectl} get pods -A -o wide | grep -Ei 'calico|cilium|flannel|kindnet|weave|antrea|ovn'`,
+        `flyingfish check --only cni`,
+      );
+    }
+    return { reading, fixes };
+  }
+  if (p.allRed) {
+    reading.push(
+      `${grid.title}: everything red: the tunnel or a gateway (no node of ${from.name} reaches ${to.name})`,
+    );
+    fixes.push(
+      `# nothing crosses ${from.name} → ${to.name}: look at the gateways and the tunnel`,
+      `flyingfish check --only gateway,tunnel`,
+      `${from.kubectl} get connections.networking.liqo.io -A`,
+      `flyingfish probe trace`,
+    );
+  }
+  for (const n of p.redRows) {
+    if (redInControl(from, n)) {
+      reading.push(
+        `${grid.title}: row ${n} red, also in ${from.name}'s control grid: ${n}'s own pod network (CNI), not the fabric`,
+      );
+      fixes.push(`${from.kubectl} get pods -A -o wide --field-selector spec.nodeName=${n}`);
+      continue;
+    }
+    reading.push(`${grid.title}: row ${n} red: ${n}'s Geneve/fabric path to ${from.name}'s gateway`);
+    fixes.push(
+      `# ${n} (${from.name}) reaches nothing in ${to.name}: its Geneve tunnel to the gateway`,
+      `${from.kubectl} get internalnode ${n} -o yaml`,
+      fabricPodCmd(from, n),
+      `flyingfish check --only fabric`,
+    );
+  }
+  for (const n of p.redCols) {
+    const what = j.colsArePods ? `pod ${n} (its remote node is unknown without --remote-kubeconfig)` : n;
+    if (!j.colsArePods && redInControl(to, n)) {
+      reading.push(
+        `${grid.title}: column ${n} red, also in ${to.name}'s control grid: ${n}'s own pod network (CNI)`,
+      );
+      fixes.push(`${to.kubectl} get pods -A -o wide --field-selector spec.nodeName=${n}`);
+      continue;
+    }
+    reading.push(`${grid.title}: column ${what} red: that ${to.name} node`);
+    if (j.colsArePods) {
+      fixes.push(
+        `# the offloaded pod's ${to.name} node is unknown from here: probe with ${to.name}'s kubeconfig to name it`,
+        `flyingfish probe matrix --remote-kubeconfig <kubeconfig of ${to.name}>`,
+      );
+    } else {
+      fixes.push(
+        `# nothing in ${from.name} reaches ${n} (${to.name}): that node's fabric, CNI or a policy on it`,
+        `${to.kubectl} get node ${n} -o wide`,
+        `${to.kubectl} get internalnode ${n} -o yaml`,
+        fabricPodCmd(to, n),
+      );
+    }
+  }
+  for (const [a, b] of p.redCells) {
+    reading.push(`${grid.title}: ${a} → ${b} red: that pair only`);
+  }
+  if (p.redCells.length > 0) {
+    fixes.push(
+      `# single pairs: look at both ends, then localise the hop`,
+      ...[...new Set(p.redCells.map(([a]) => `${from.kubectl} get internalnode ${a} -o yaml`))].slice(0, 3),
+      `flyingfish probe trace`,
+    );
+  }
+  for (const [a, b] of p.flakyCells) {
+    reading.push(`${grid.title}: ${a} → ${b} flaky: failed once, passed on the retry`);
+  }
+  return { reading, fixes };
+}
+
+/** One line of cell detail for the evidence. */
+function cellLine(grid: MatrixGrid, r: number, c: number): string {
+  const cell = grid.cells[r][c];
+  const state = cellRed(cell) ? "red" : cellFlaky(cell) ? "flaky" : "unknown";
+  return `${grid.rows[r]} → ${grid.cols[c]} (${grid.title}) ${state}: ${
+    cell.detail || `TCP ${cell.tcp}, UDP ${cell.udp}`
+  }`;
+}
+
+/** The judged matrix: the outcome and the report's matrix block. */
+export interface MatrixJudgement {
+  outcome: Outcome;
+  matrix: ActiveMatrix;
+}
+
+/**
+ * Judges the grids: fail on any red cell (cross or control), warn on flaky or unmeasured cells when
+ * nothing is red, unknown when nothing could be measured, pass when every cell answered.
+ */
+export function judgeMatrix(grids: readonly JudgedGrid[]): MatrixJudgement {
+  const patterns = grids.map((j) => gridPattern(j.grid));
+  // Nodes red in their own cluster's control grid (by cluster name): read as CNI, not fabric.
+  const controlRed = new Map<string, Set<string>>();
+  grids.forEach((j, i) => {
+    if (!j.grid.control) return;
+    const p = patterns[i];
+    const set = new Set<string>([...p.redRows, ...p.redCols]);
+    if (p.allRed) j.grid.rows.forEach((n) => set.add(n));
+    controlRed.set(j.from.name, set);
+  });
+  const cutOff = cutOffBothWays(grids, patterns, controlRed);
+  const reading: string[] = cutOff.map((c) =>
+    `${c.node} (${c.cluster}) is red both ways across the peering while its own cluster reaches it: ` +
+    `its Geneve/fabric path to ${c.cluster}'s gateway, or a policy on it — not the tunnel`
+  );
+  const fixes: string[] = cutOff.flatMap((c) => {
+    const ref = grids[c.outGrid].from;
+    return [
+      `# ${c.node} (${c.cluster}) is cut off from ${c.peer} both ways: its Geneve tunnel to the gateway`,
+      `${ref.kubectl} get internalnode ${c.node} -o yaml`,
+      fabricPodCmd(ref, c.node),
+      `flyingfish check --only fabric`,
+    ];
+  });
+  grids.forEach((j, i) => {
+    const r = readGrid(j, patterns[i], controlRed);
+    reading.push(...r.reading);
+    for (const f of r.fixes) if (!fixes.includes(f)) fixes.push(f);
+  });
+
+  const evidence: string[] = grids.map((j, i) => {
+    const p = patterns[i];
+    const flaky = p.flakyCells.length ? `, ${p.flakyCells.length} flaky` : "";
+    const unknown = p.unknownCells.length ? `, ${p.unknownCells.length} not measured` : "";
+    return `${j.grid.title}: ${p.ok}/${p.total} cells ok, ${p.red} red${flaky}${unknown} ` +
+      `(${j.grid.rows.length} × ${j.grid.cols.length})`;
+  });
+  const notes = [...new Set(grids.map((j) => j.note).filter((n): n is string => !!n))];
+  evidence.push(...notes);
+  reading.push(...notes);
+  const details: string[] = [];
+  for (const j of grids) {
+    j.grid.rows.forEach((_, r) =>
+      j.grid.cols.forEach((_, c) => {
+        const cell = j.grid.cells[r]?.[c];
+        if (cell && (cellRed(cell) || cellFlaky(cell) || cellUnknown(cell))) {
+          details.push(cellLine(j.grid, r, c));
+        }
+      })
+    );
+  }
+  evidence.push(...details.slice(0, CELLS_SHOWN));
+  if (details.length > CELLS_SHOWN) evidence.push(`… and ${details.length - CELLS_SHOWN} more cells`);
+
+  const total = patterns.reduce((n, p) => n + p.total, 0);
+  const red = patterns.reduce((n, p) => n + p.red, 0);
+  const flaky = patterns.reduce((n, p) => n + p.flakyCells.length, 0);
+  const unknown = patterns.reduce((n, p) => n + p.unknownCells.length, 0);
+  const matrix: ActiveMatrix = { grids: grids.map((j) => j.grid), rules: [...MATRIX_RULES], reading };
+
+  let status: Status;
+  let summary: string;
+  if (total === 0) {
+    status = "unknown";
+    summary = "no matrix cell to measure (no probe pod on one side)";
+  } else if (red > 0) {
+    status = "fail";
+    summary = headline(grids, patterns, cutOff) ?? `${red}/${total} cells red`;
+  } else if (unknown === total) {
+    status = "unknown";
+    summary = `no cell could be measured: ${firstUnknownDetail(grids) ?? "exec failed"}`;
+  } else if (flaky > 0) {
+    status = "warn";
+    summary = `every cell answered, ${flaky} only on the retry (flaky)${
+      unknown ? `; ${unknown} not measured` : ""
+    }`;
+  } else if (unknown > 0) {
+    status = "warn";
+    summary = `${total - unknown}/${total} cells ok, ${unknown} could not be measured: ${
+      firstUnknownDetail(grids) ?? "exec failed"
+    }`;
+  } else {
+    status = "pass";
+    summary = `all ${total} cells ok (TCP and UDP) across ${grids.length} grid${
+      grids.length === 1 ? "" : "s"
+    }`;
+  }
+  if (status === "pass") reading.push("every cell green: pod-to-pod reaches every node both ways");
+  return {
+    outcome: {
+      status,
+      summary,
+      evidence,
+      ...(fixes.length && status !== "pass" ? { remediation: fixes.join("\n") } : {}),
+    },
+    matrix,
+  };
+}
+
+function firstUnknownDetail(grids: readonly JudgedGrid[]): string | null {
+  for (const j of grids) {
+    for (const row of j.grid.cells) {
+      for (const c of row) if (cellUnknown(c) && c.detail) return c.detail;
+    }
+  }
+  return null;
+}
+
+/** The one-line summary of a red matrix: the most telling pattern first (cross grids before control). */
+function headline(
+  grids: readonly JudgedGrid[],
+  patterns: readonly GridPattern[],
+  cutOff: readonly CutOff[],
+): string | null {
+  const parts: string[] = cutOff.map((c) => `${c.node} (${c.cluster}) cut off from ${c.peer} both ways`);
+  const explained = new Set(
+    cutOff.flatMap((c) => [`${c.outGrid}|row|${c.node}`, `${c.inGrid}|col|${c.node}`]),
+  );
+  const order = grids.map((_, i) => i).sort((a, b) =>
+    Number(grids[a].grid.control) - Number(grids[b].grid.control)
+  );
+  for (const i of order) {
+    const j = grids[i];
+    const p = patterns[i];
+    if (p.red === 0) continue;
+    const where = j.grid.control ? `${j.from.name} control grid` : `${j.from.name} → ${j.to.name}`;
+    if (p.allRed) {
+      parts.push(
+        j.grid.control ? `${where} all red (CNI, not Liqo)` : `${where}: everything red (tunnel or gateway)`,
+      );
+      continue;
+    }
+    const bits: string[] = [];
+    const rows = p.redRows.filter((n) => !explained.has(`${i}|row|${n}`));
+    const cols = p.redCols.filter((n) => !explained.has(`${i}|col|${n}`));
+    if (rows.length) bits.push(`row${rows.length > 1 ? "s" : ""} ${rows.join(", ")} red`);
+    if (cols.length) {
+      const noun = j.colsArePods ? "pod" : "column";
+      bits.push(`${noun}${cols.length > 1 ? "s" : ""} ${cols.join(", ")} red`);
+    }
+    if (p.redCells.length) {
+      bits.push(
+        p.redCells.length === 1
+          ? `${p.redCells[0][0]} → ${p.redCells[0][1]} red`
+          : `${p.redCells.length} single cells red`,
+      );
+    }
+    if (bits.length) parts.push(`${where}: ${bits.join("; ")}${j.grid.control ? " (CNI, not Liqo)" : ""}`);
+  }
+  return parts.length ? parts.join("; ") : null;
+}
+
+/** A node whose cluster's pods reach it, but nothing crosses to or from the peer. */
+interface CutOff {
+  node: string;
+  cluster: string;
+  peer: string;
+  /** Index of the grid where it is a red row (its cluster → the peer). */
+  outGrid: number;
+  /** Index of the grid where it is a red column (the peer → its cluster). */
+  inGrid: number;
+}
+
+/**
+ * Nodes red both ways across the peering: a red row in their cluster's outgoing grid and a red
+ * column in the incoming one (direct mode), not red in their own control grid. One fault, read
+ * once: the node's path to its own gateway — whichever cluster it is in.
+ */
+function cutOffBothWays(
+  grids: readonly JudgedGrid[],
+  patterns: readonly GridPattern[],
+  controlRed: ReadonlyMap<string, Set<string>>,
+): CutOff[] {
+  const out: CutOff[] = [];
+  grids.forEach((j, i) => {
+    if (j.grid.control) return;
+    const k = grids.findIndex((b) =>
+      !b.grid.control && b.from.name === j.to.name && b.to.name === j.from.name
+    );
+    if (k < 0) return;
+    for (const node of patterns[i].redRows) {
+      if (!patterns[k].redCols.includes(node) || controlRed.get(j.from.name)?.has(node)) continue;
+      out.push({ node, cluster: j.from.name, peer: j.to.name, outGrid: i, inGrid: k });
+    }
+  });
+  return out;
+}

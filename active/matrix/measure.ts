@@ -1,0 +1,294 @@
+/**
+ * PROBE-MATRIX: from every probe pod to every probe pod of the other cluster (and, as the control
+ * group, of its own), a TCP connect (`agnhost connect`) and a UDP echo through the pod's own netexec
+ * `/dial hostname` — the answer must name the pod dialled, so an address that lands on the wrong
+ * pod is red, not green. All cells run at once under the per-cluster exec bound of the context; a
+ * failed protocol is tried once more and is `flaky` if that passes (never ok). The judge
+ * (active/matrix/judge.ts) reads the pattern by the reading rules.
+ *
+ * Grids: local → remote; remote → local (direct mode only: an offloaded pod cannot know the
+ * consumer's remapping without the provider's Configuration); local → local and remote → remote
+ * (control). Offload mode: the remote pods are the offloaded ones, exec'd through the consumer.
+ */
+import { type JudgedGrid, judgeMatrix, type MatrixClusterRef } from "./judge.ts";
+import { parseDialAnswer } from "../udp/judge.ts";
+import { PROBE_PORTS, tcpConnect, udpDial } from "../commands.ts";
+import type { CellState, MatrixCell, MatrixGrid, ProbePod, Side } from "../model.ts";
+import type { ExecOutcome } from "../../kube/source.ts";
+import type { ProbeRun, ProbeRunContext } from "../context.ts";
+import { offloadColumns, peerVirtualNodes } from "../offload.ts";
+
+/** TCP connect timeout per cell, seconds. */
+export const MATRIX_TCP_TIMEOUT_S = 3;
+/** Bound on one UDP echo through netexec `/dial`, seconds (curl --max-time). */
+export const MATRIX_UDP_TIMEOUT_S = 5;
+
+/** One protocol's try: its state and, when not ok, why. */
+interface Try {
+  state: "ok" | "fail" | "unknown";
+  detail: string;
+}
+
+function firstLine(s: string): string {
+  return s.trim().split("\n")[0]?.trim() ?? "";
+}
+
+/** Reads `agnhost connect`'s exit: 0 connected; 1 with TIMEOUT/REFUSED/DNS/OTHER on stderr. */
+export function readTcp(out: ExecOutcome, target: string): Try {
+  if (!out.ok) return { state: "unknown", detail: `TCP not measured (exec: ${out.message})` };
+  if (out.exitCode === 0) return { state: "ok", detail: "" };
+  const err = firstLine(out.stderr) || firstLine(out.stdout);
+  if (out.exitCode === 1) {
+    const kind = /^(TIMEOUT|REFUSED|DNS|OTHER|UNKNOWN)\b/.exec(err)?.[1];
+    return {
+      state: "fail",
+      detail: `TCP ${kind ?? "failed"} to ${target}${kind ? "" : `: ${err || "exit 1"}`}`,
+    };
+  }
+  return {
+    state: "unknown",
+    detail: `TCP not measured (agnhost connect exit ${out.exitCode}: ${err || "no output"})`,
+  };
+}
+
+/** Reads a netexec `/dial hostname` over UDP: the answer must name `expected`. */
+export function readUdp(out: ExecOutcome, target: string, expected: string): Try {
+  if (!out.ok) return { state: "unknown", detail: `UDP not measured (exec: ${out.message})` };
+  if (out.exitCode === 28) {
+    return { state: "fail", detail: `UDP no answer from ${target} within ${MATRIX_UDP_TIMEOUT_S} s` };
+  }
+  if (out.exitCode !== 0) {
+    return {
+      state: "unknown",
+      detail: `UDP not measured (curl to the pod's own netexec: exit ${out.exitCode}: ${
+        firstLine(out.stderr) || "no output"
+      })`,
+    };
+  }
+  const answer = parseDialAnswer(out.stdout);
+  if (!answer) {
+    return {
+      state: "unknown",
+      detail: `UDP not measured (netexec answer not JSON: ${firstLine(out.stdout)})`,
+    };
+  }
+  const names = answer.responses.map((r) => r.trim()).filter((r) => r !== "");
+  if (names.includes(expected)) return { state: "ok", detail: "" };
+  if (names.length > 0) {
+    return { state: "fail", detail: `UDP to ${target} answered by ${names[0]}, expected ${expected}` };
+  }
+  return {
+    state: "fail",
+    detail: `UDP no answer from ${target}${answer.errors[0] ? `: ${answer.errors[0]}` : ""}`,
+  };
+}
+
+/** One protocol tried once, and once more if it failed: a pass on the retry is flaky. */
+async function tryTwice(once: () => Promise<Try>): Promise<{ state: CellState; detail: string }> {
+  const first = await once();
+  if (first.state !== "fail") return first;
+  const second = await once();
+  if (second.state === "ok") return { state: "flaky", detail: `${first.detail} (passed on the retry)` };
+  // A retry that could not run leaves the first failure standing.
+  return { state: "fail", detail: second.state === "fail" ? second.detail : first.detail };
+}
+
+/** Measures one cell: TCP and UDP from `from` to `to` at the address `from` must dial. */
+export async function measureCell(ctx: ProbeRunContext, from: ProbePod, to: ProbePod): Promise<MatrixCell> {
+  const addr = ctx.addressing.dial(from, to);
+  if (addr.ip === null) {
+    return { tcp: "unknown", udp: "unknown", detail: `no address for ${to.name}: ${addr.reason}` };
+  }
+  const ip = addr.ip;
+  const [tcp, udp] = await Promise.all([
+    tryTwice(async () =>
+      readTcp(await ctx.exec(from, tcpConnect(ip, MATRIX_TCP_TIMEOUT_S)), `${ip}:${PROBE_PORTS.http}`)
+    ),
+    tryTwice(async () =>
+      readUdp(
+        await ctx.exec(from, udpDial(ip, "hostname", MATRIX_UDP_TIMEOUT_S)),
+        `${ip}:${PROBE_PORTS.udp}`,
+        to.name,
+      )
+    ),
+  ]);
+  return {
+    tcp: tcp.state,
+    udp: udp.state,
+    detail: [tcp.detail, udp.detail].filter((d) => d !== "").join("; "),
+  };
+}
+
+/** A grid to measure: its pods and labels. */
+interface GridSpec {
+  title: string;
+  control: boolean;
+  from: MatrixClusterRef;
+  to: MatrixClusterRef;
+  rows: ProbePod[];
+  cols: ProbePod[];
+  rowLabels: string[];
+  colLabels: string[];
+  colsArePods: boolean;
+  /** Why columns are pods (offload mode), for the evidence. */
+  note: string | null;
+}
+
+/** How commands and text name each side's cluster. */
+function clusterRefs(ctx: ProbeRunContext): Record<Side, MatrixClusterRef> {
+  const localName = ctx.local.view.name;
+  const remoteName = ctx.remote?.view.name ?? ctx.peer;
+  // One report line mentions both clusters in direct mode: name each explicitly (the report fills in
+  // the kubeconfig/context the user gave); with one cluster a plain kubectl is that cluster.
+  const localKubectl = ctx.remote ? `kubectl --context <${localName}>` : "kubectl";
+  return {
+    local: {
+      side: "local",
+      name: localName,
+      kubectl: localKubectl,
+      liqoNamespace: ctx.local.view.liqoNamespace ?? "liqo",
+    },
+    remote: {
+      side: "remote",
+      name: remoteName,
+      kubectl: `kubectl --context <${ctx.remote?.view.name ?? ctx.peer}>`,
+      liqoNamespace: ctx.remote?.view.liqoNamespace ?? "liqo",
+    },
+  };
+}
+
+/** Labels of a side's pods: node names, or pod names for offloaded pods whose node is unknown. */
+function labelsOf(
+  ctx: ProbeRunContext,
+  pods: readonly ProbePod[],
+): { labels: string[]; byPod: boolean; note: string | null } {
+  const offloaded = pods.some((p) => p.side !== p.execSide);
+  if (!offloaded) {
+    const labels = pods.map((p) => p.node);
+    // Two pods on one node would make two columns of one name: fall back to pod names.
+    if (new Set(labels).size === labels.length) return { labels, byPod: false, note: null };
+    return { labels: pods.map((p) => p.name), byPod: true, note: null };
+  }
+  let virtual: string[] = [];
+  try {
+    virtual = peerVirtualNodes(ctx.local.view, ctx.peer).map((v) => v.name);
+  } catch {
+    virtual = [];
+  }
+  const cols = offloadColumns(pods, virtual);
+  const unique = new Set(cols.labels).size === cols.labels.length;
+  if (unique) return { labels: cols.labels, byPod: cols.note !== null, note: cols.note };
+  return {
+    labels: pods.map((p) => p.name),
+    byPod: true,
+    note: cols.note ?? "columns are offloaded pods: several ran on one node",
+  };
+}
+
+/** The grids of a run, in report order: cross grids first, then the control grids. */
+export function gridSpecs(ctx: ProbeRunContext): GridSpec[] {
+  const refs = clusterRefs(ctx);
+  const local = ctx.fleet.local;
+  const remote = ctx.fleet.remote;
+  const l = labelsOf(ctx, local);
+  const r = labelsOf(ctx, remote);
+  const specs: GridSpec[] = [];
+  const offloaded = remote.some((p) => p.side !== p.execSide) ? " (offloaded pods)" : "";
+  if (local.length && remote.length) {
+    specs.push({
+      title: `${refs.local.name} → ${refs.remote.name}${offloaded}`,
+      control: false,
+      from: refs.local,
+      to: refs.remote,
+      rows: local,
+      cols: remote,
+      rowLabels: l.labels,
+      colLabels: r.labels,
+      colsArePods: r.byPod,
+      note: r.note,
+    });
+    if (ctx.mode === "direct") {
+      specs.push({
+        title: `${refs.remote.name} → ${refs.local.name}`,
+        control: false,
+        from: refs.remote,
+        to: refs.local,
+        rows: remote,
+        cols: local,
+        rowLabels: r.labels,
+        colLabels: l.labels,
+        colsArePods: l.byPod,
+        note: l.note,
+      });
+    }
+  }
+  if (local.length) {
+    specs.push({
+      title: `${refs.local.name} → ${refs.local.name} (control)`,
+      control: true,
+      from: refs.local,
+      to: refs.local,
+      rows: local,
+      cols: local,
+      rowLabels: l.labels,
+      colLabels: l.labels,
+      colsArePods: l.byPod,
+      note: null,
+    });
+  }
+  if (remote.length) {
+    specs.push({
+      title: `${refs.remote.name} → ${refs.remote.name} (control${offloaded ? ", offloaded pods" : ""})`,
+      control: true,
+      from: refs.remote,
+      to: refs.remote,
+      rows: remote,
+      cols: remote,
+      rowLabels: r.labels,
+      colLabels: r.labels,
+      colsArePods: r.byPod,
+      note: r.note,
+    });
+  }
+  return specs;
+}
+
+/** Measures every cell of every grid at once (bounded per cluster by the context's exec limiter). */
+export async function measureGrids(ctx: ProbeRunContext, specs: readonly GridSpec[]): Promise<JudgedGrid[]> {
+  const total = specs.reduce((n, s) => n + s.rows.length * s.cols.length, 0);
+  const step = Math.max(1, Math.ceil(total / 4));
+  let done = 0;
+  ctx.progress(`matrix: measuring ${total} cells (TCP + UDP) in ${specs.length} grids`);
+  return await Promise.all(specs.map(async (s) => {
+    const cells = await Promise.all(s.rows.map((from) =>
+      Promise.all(s.cols.map(async (to) => {
+        const cell = await measureCell(ctx, from, to);
+        done++;
+        if (done % step === 0 && done < total) ctx.progress(`matrix: ${done}/${total} cells`);
+        return cell;
+      }))
+    ));
+    const grid: MatrixGrid = {
+      title: s.title,
+      control: s.control,
+      fromCluster: s.from.name,
+      toCluster: s.to.name,
+      rows: s.rowLabels,
+      cols: s.colLabels,
+      cells,
+    };
+    return { grid, from: s.from, to: s.to, colsArePods: s.colsArePods, note: s.note };
+  }));
+}
+
+/** PROBE-MATRIX: measures every grid and judges the pattern. */
+export async function runMatrix(ctx: ProbeRunContext): Promise<ProbeRun> {
+  const specs = gridSpecs(ctx);
+  if (!specs.some((s) => !s.control)) {
+    const missing = ctx.fleet.local.length === 0 ? ctx.local.view.name : ctx.remote?.view.name ?? ctx.peer;
+    return { status: "unknown", summary: `no probe pod in ${missing}: no cross-cluster cell to measure` };
+  }
+  const grids = await measureGrids(ctx, specs);
+  const { outcome, matrix } = judgeMatrix(grids);
+  return { ...outcome, matrix };
+}

@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { measureCell, readTcp, readUdp, runMatrix } from "./measure.ts";
+import { EXEC_CONCURRENCY } from "../context.ts";
+import { type ExecCall, fakeProbeContext, probePod, ran } from "../../tests/support/probe_run_ctx.ts";
+import type { ExecOutcome } from "../../kube/source.ts";
+import type { ProbePod } from "../model.ts";
+
+// rome (local) pods 10.244.1.x, milan (remote) pods 10.244.2.x; rome reaches milan at 10.71/16,
+// milan reaches rome at 10.68/16 (the base fixtures' Configurations).
+const ROME = [1, 2, 3].map((i) => probePod("local", `rome-worker-${i}`, `10.244.1.${10 + i}`));
+const MILAN = [1, 2, 3].map((i) => probePod("remote", `milan-worker-${i}`, `10.244.2.${10 + i}`));
+
+/** The pod an address dialled from `side` lands on. */
+function podAt(side: "local" | "remote", ip: string): ProbePod | undefined {
+  const [a, b, , d] = ip.split(".");
+  const pods = side === "local"
+    ? (a === "10" && b === "71" ? MILAN : b === "244" ? ROME : [])
+    : (a === "10" && b === "68" ? ROME : b === "244" ? MILAN : []);
+  return pods.find((p) => p.podIP.split(".")[3] === d);
+}
+
+function targetOf(cmd: readonly string[]): { ip: string; proto: "tcp" | "udp" } {
+  if (cmd[0] === "/agnhost") return { ip: cmd[2].split(":")[0], proto: "tcp" };
+  const url = new URL(cmd[cmd.length - 1]);
+  return { ip: url.searchParams.get("host")!, proto: "udp" };
+}
+
+/** A network where `reach(from, to, proto, attempt)` decides; answers like agnhost/netexec. */
+function network(reach: (from: string, to: ProbePod, proto: "tcp" | "udp", attempt: number) => boolean) {
+  const attempts = new Map<string, number>();
+  return (call: ExecCall): ExecOutcome => {
+    const { ip, proto } = targetOf(call.command);
+    const to = podAt(call.side, ip);
+    const key = `${call.pod}|${ip}|${proto}`;
+    const n = (attempts.get(key) ?? 0) + 1;
+    attempts.set(key, n);
+    const ok = to !== undefined && reach(call.pod, to, proto, n);
+    if (proto === "tcp") return ok ? ran("") : ran("", "TIMEOUT\n", 1);
+    return ran(
+      ok ? JSON.stringify({ responses: [to!.name], errors: [] }) : JSON.stringify({
+        responses: [],
+        errors: ["reading from udp connection failed. err:'i/o timeout'"],
+      }),
+    );
+  };
+}
+
+Deno.test("matrix runner: healthy 3 + 3 in direct mode measures four grids, all green", async () => {
+  const { ctx, calls } = await fakeProbeContext(network(() => true), { localPods: ROME, remotePods: MILAN });
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "pass");
+  assert.deepEqual(run.matrix!.grids.map((g) => [g.title, g.control]), [
+    ["rome-4b2a9e → milan-8d1f03", false],
+    ["milan-8d1f03 → rome-4b2a9e", false],
+    ["rome-4b2a9e → rome-4b2a9e (control)", true],
+    ["milan-8d1f03 → milan-8d1f03 (control)", true],
+  ]);
+  assert.deepEqual(run.matrix!.grids[0].rows, ["rome-worker-1", "rome-worker-2", "rome-worker-3"]);
+  assert.deepEqual(run.matrix!.grids[0].cols, ["milan-worker-1", "milan-worker-2", "milan-worker-3"]);
+  // 36 cells × (TCP + UDP), no retries; remote-sourced cells exec'd through the remote cluster.
+  assert.equal(calls.length, 72);
+  assert.equal(calls.filter((c) => c.side === "remote").length, 36);
+  // Cross-cluster dials use the remapped address.
+  assert.ok(calls.some((c) => c.pod === "ff-probe-rome-worker-1" && c.command.includes("10.71.2.12:8080")));
+  assert.ok(calls.some((c) => c.pod === "ff-probe-milan-worker-1" && c.command.includes("10.68.1.13:8080")));
+});
+
+Deno.test("matrix runner: a black-holed remote node is a red column (and a red row back)", async () => {
+  const { ctx } = await fakeProbeContext(
+    network((from, to) => to.node !== "milan-worker-2" && from !== "ff-probe-milan-worker-2"),
+    { localPods: ROME, remotePods: MILAN },
+  );
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "fail");
+  assert.match(run.summary, /rome-4b2a9e → milan-8d1f03: column milan-worker-2 red/);
+  assert.ok(
+    run.evidence!.some((l) =>
+      /rome-worker-1 → milan-worker-2 .* red: TCP TIMEOUT to 10\.71\.2\.12:8080/.test(l)
+    ),
+  );
+  assert.ok(run.matrix!.reading.some((l) => /column milan-worker-2 red/.test(l)));
+});
+
+Deno.test("matrix runner: a cell that passes only on the retry is flaky, never ok", async () => {
+  const { ctx, calls } = await fakeProbeContext(
+    network((from, to, proto, attempt) =>
+      !(from === "ff-probe-rome-worker-1" && to.node === "milan-worker-1" && proto === "tcp" && attempt === 1)
+    ),
+    { localPods: ROME, remotePods: MILAN },
+  );
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "warn");
+  assert.equal(run.matrix!.grids[0].cells[0][0].tcp, "flaky");
+  assert.equal(run.matrix!.grids[0].cells[0][0].udp, "ok");
+  assert.equal(calls.length, 73);
+});
+
+Deno.test("matrix runner: an answer from the wrong pod is red; exec failures are unknown, not red", async () => {
+  const wrong: ExecOutcome = ran(JSON.stringify({ responses: ["someone-else"], errors: [] }));
+  assert.deepEqual(readUdp(wrong, "10.71.2.11:8081", "ff-probe-milan-worker-1"), {
+    state: "fail",
+    detail: "UDP to 10.71.2.11:8081 answered by someone-else, expected ff-probe-milan-worker-1",
+  });
+  assert.equal(
+    readTcp({ ok: false, reason: "forbidden", message: "pods/exec forbidden" }, "x").state,
+    "unknown",
+  );
+  assert.equal(readTcp(ran("", "REFUSED\n", 1), "10.71.2.11:8080").detail, "TCP REFUSED to 10.71.2.11:8080");
+  assert.equal(readTcp(ran("", "exec: /agnhost: not found", 127), "x").state, "unknown");
+  assert.equal(readUdp(ran("", "curl: (28) Operation timed out", 28), "x", "p").state, "fail");
+  assert.equal(readUdp(ran("", "curl: (7) Failed to connect to 127.0.0.1", 7), "x", "p").state, "unknown");
+
+  const { ctx } = await fakeProbeContext(
+    () => ({ ok: false, reason: "forbidden", message: "pods/exec forbidden" }),
+    {
+      localPods: ROME.slice(0, 1),
+      remotePods: MILAN.slice(0, 1),
+    },
+  );
+  const cell = await measureCell(ctx, ROME[0], MILAN[0]);
+  assert.deepEqual([cell.tcp, cell.udp], ["unknown", "unknown"]);
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "unknown");
+});
+
+Deno.test("matrix runner: at most EXEC_CONCURRENCY execs in flight per cluster", async () => {
+  let inFlight = { local: 0, remote: 0 };
+  const peak = { local: 0, remote: 0 };
+  const healthy = network(() => true);
+  const { ctx } = await fakeProbeContext(async (call) => {
+    inFlight = { ...inFlight, [call.side]: inFlight[call.side] + 1 };
+    peak[call.side] = Math.max(peak[call.side], inFlight[call.side]);
+    await new Promise((r) => setTimeout(r, 2));
+    inFlight = { ...inFlight, [call.side]: inFlight[call.side] - 1 };
+    return healthy(call);
+  }, { localPods: ROME, remotePods: MILAN });
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "pass");
+  assert.equal(peak.local, EXEC_CONCURRENCY);
+  assert.equal(peak.remote, EXEC_CONCURRENCY);
+});
+
+Deno.test("matrix runner: offload mode has no reverse grid and labels offloaded columns by pod", async () => {
+  const offloaded = [0, 1].map((i): ProbePod => ({
+    side: "remote",
+    execSide: "local",
+    namespace: "flyingfish-probe-test0001",
+    name: `ff-probe-liqo-milan-${i}`,
+    node: "milan-8d1f03", // the virtual node on rome
+    podIP: `10.71.5.${20 + i}`,
+  }));
+  const { ctx, calls } = await fakeProbeContext((call) => {
+    const { ip, proto } = targetOf(call.command);
+    const to = [...ROME, ...offloaded].find((p) =>
+      p.podIP === ip || p.podIP.replace("10.71.", "10.244.") === ip
+    );
+    if (proto === "tcp") return to ? ran("") : ran("", "TIMEOUT", 1);
+    return ran(JSON.stringify({ responses: to ? [to.name] : [], errors: [] }));
+  }, { localPods: ROME, remotePods: offloaded, mode: "offload", withRemote: false });
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "pass", run.summary);
+  assert.deepEqual(run.matrix!.grids.map((g) => g.control), [false, true, true]);
+  assert.deepEqual(run.matrix!.grids[0].cols, ["ff-probe-liqo-milan-0", "ff-probe-liqo-milan-1"]);
+  assert.equal(run.matrix!.grids[0].title, "rome-4b2a9e → milan-8d1f03 (offloaded pods)");
+  assert.ok(run.evidence!.some((l) => /columns are offloaded pods/.test(l)));
+  // Every exec goes through the consumer (the virtual kubelet forwards offloaded pods' execs).
+  assert.ok(calls.every((c) => c.side === "local"));
+});
