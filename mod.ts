@@ -18,9 +18,9 @@
  * ```
  * @module
  */
-import type { ClusterSource } from "./kube/source.ts";
 import type { Report } from "./report/model.ts";
 import { type Format, render } from "./render/render.ts";
+import { RUN_DEFAULTS_MS } from "./diagnose/defaults.ts";
 
 export { FORMATS } from "./render/render.ts";
 export type { Format } from "./render/render.ts";
@@ -93,47 +93,6 @@ export interface DiagnoseOptions {
   signal?: AbortSignal;
 }
 
-/** The clusters a run looks at (the shape `runDiagnosis` takes). */
-interface Sources {
-  local: ClusterSource;
-  remote: { source: ClusterSource | null; error?: string } | null;
-}
-
-/** Opens the live clusters, or the snapshot, that the options name. */
-async function openSources(o: DiagnoseOptions, timeoutMs: number): Promise<Sources> {
-  if (o.snapshot !== undefined) {
-    const { openSnapshot } = await import("./kube/snapshot.ts");
-    return await openSnapshot(o.snapshot);
-  }
-  // Nothing is sent here: the run's first requests find out whether the clusters answer (an
-  // unreachable remote end is then left out and the report says why, as in the CLI).
-  const [{ createLiveSource }, { ToolError, PermissionError }] = await Promise.all([
-    import("./kube/live/source.ts"),
-    import("./errors.ts"),
-  ]);
-  const local = await createLiveSource({
-    kubeconfig: o.kubeconfig,
-    context: o.context,
-    requestTimeoutMs: timeoutMs,
-  });
-  if (o.remoteKubeconfig === undefined && o.remoteContext === undefined) return { local, remote: null };
-  try {
-    const remote = await createLiveSource({
-      kubeconfig: o.remoteKubeconfig ?? o.kubeconfig,
-      context: o.remoteContext,
-      requestTimeoutMs: timeoutMs,
-    });
-    return { local, remote: { source: remote } };
-  } catch (err) {
-    // Like the CLI: a remote kubeconfig that cannot be loaded is reported in the report, not thrown.
-    if (err instanceof PermissionError || !(err instanceof ToolError)) {
-      await local.close();
-      throw err;
-    }
-    return { local, remote: { source: null, error: `remote cluster unavailable: ${err.message}` } };
-  }
-}
-
 /**
  * Runs every check, like `flyingfish check`, and returns the report document (`report.exitCode`
  * is the CLI's exit code: 0 healthy, 1 warnings or unknowns, 2 a failure). Throws a `ToolError`
@@ -141,19 +100,21 @@ async function openSources(o: DiagnoseOptions, timeoutMs: number): Promise<Sourc
  * server, rejected credentials, a missing Deno permission.
  */
 export async function diagnose(options: DiagnoseOptions = {}): Promise<Report> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? RUN_DEFAULTS_MS.requestTimeout;
   const run = {
     networkProbes: options.networkProbes ?? true,
     preciseUdp: options.preciseUdp ?? false,
-    sampleIntervalMs: options.sampleIntervalMs ?? 3000,
-    latencyThresholdMs: options.latencyThresholdMs ?? 200,
+    sampleIntervalMs: options.sampleIntervalMs ?? RUN_DEFAULTS_MS.sampleInterval,
+    latencyThresholdMs: options.latencyThresholdMs ?? RUN_DEFAULTS_MS.latencyThreshold,
     checkTimeoutMs: timeoutMs,
   };
-  const [{ runDiagnosis }, { createProbeHub }] = await Promise.all([
+  const [{ runDiagnosis }, { createProbeHub }, { openSources }] = await Promise.all([
     import("./diagnose/run.ts"),
     import("./probes/live_hub.ts"),
+    import("./diagnose/open.ts"),
   ]);
-  const { local, remote } = await openSources(options, timeoutMs);
+  // Like the CLI: a remote that cannot be opened is reported in the report, not thrown.
+  const { local, remote } = await openSources(options, timeoutMs, () => {});
   try {
     return await runDiagnosis({
       local,
@@ -206,17 +167,20 @@ export interface CheckInfo {
   needsRemote: boolean;
   /** True when the check runs once per peer rather than once per cluster. */
   perPeer: boolean;
+  /** An active check (opt-in: it creates probe objects; `flyingfish probe`, `check --active`). */
+  active: boolean;
 }
 
-/** The check catalog, in dependency order. */
+/** The one check catalog (passive and active checks), in dependency order. */
 export async function listChecks(): Promise<CheckInfo[]> {
-  const { CATALOG } = await import("./checks/catalog.ts");
+  const { CATALOG } = await import("./active/mod.ts");
   return CATALOG.map((c) => ({
     id: c.id,
     title: c.title,
     layer: c.layer,
     needsRemote: c.scope === "dual",
     perPeer: c.perPeer,
+    active: c.active !== undefined,
   }));
 }
 

@@ -1,36 +1,47 @@
 /**
- * The active probes as catalog entries: ID, title, layer `probe`, the data-path hops each speaks
- * for, what passive reads it needs (the fleet is planned from the inventory), and the explanation
- * `flyingfish explain PROBE-…` prints. The probes do not run through the engine (active/session.ts
- * runs them after the passive catalog): these entries are what `checks`, `explain` and
- * `--only/--skip` know of them. Pure data.
+ * The active checks, as entries of the one catalog: ID, title, layer `probe`, the data-path hops each
+ * speaks for, what it reads (the fleet is planned from the inventory), the explanation
+ * `flyingfish explain PROBE-…` prints, and the probe that measures it. They run through the engine
+ * like every check: each `run` asks the run's active phase (active/phase.ts: one session, every
+ * probe in parallel, cleanup on every exit path) for its outcome.
  */
 import type { KindId } from "../kube/kinds.ts";
-import type { ReadScope } from "../liqo/scopes.ts";
 import { PROBE_PORTS } from "./commands.ts";
 import { PROBE_CHECK_IDS, type ProbeName } from "./model.ts";
 import { UDP_THRESHOLDS } from "./udp/judge.ts";
 import { GENEVE_OVERHEAD, MAX_PACKET, MIN_PACKET, PING_OVERHEAD, WIREGUARD_OVERHEAD } from "./mtu/judge.ts";
-import type { Explanation, Hop, Layer } from "../checks/types.ts";
+import type { ActiveSpec, CheckContext, CheckDef, Outcome } from "../checks/types.ts";
 
-/** One active probe as the catalog lists it. */
-export interface ProbeCheckDef {
-  readonly id: string;
-  readonly title: string;
-  readonly layer: Layer;
-  /** The probe that produces the result (`flyingfish probe <name>`). */
-  readonly probe: ProbeName;
-  /** Probes are opt-in: `flyingfish probe` or `check --active`. */
-  readonly active: true;
-  /** Passive checks that block it: none — probes exist to test what passive signals claim. */
-  readonly needs: readonly string[];
-  /** Modes it runs in. */
-  readonly modes: readonly ("direct" | "offload")[];
-  /** Inventory kinds the session plans from (read by the passive run that precedes the probes). */
-  readonly reads: readonly KindId[];
-  readonly readsIn?: { readonly [K in KindId]?: readonly ReadScope[] };
-  readonly explain: Explanation;
-  readonly hops: readonly Hop[];
+/** An active check: a catalog entry whose outcome the probe `active.probe` measures. */
+export type ProbeCheckDef = CheckDef & { readonly active: ActiveSpec & { readonly probe: ProbeName } };
+
+/** An active check's run: its outcome from the run's active phase. */
+function fromPhase(id: string): CheckDef["run"] {
+  return (ctx: CheckContext): Promise<Outcome> | Outcome =>
+    ctx.active
+      ? ctx.active.outcome(id, { local: ctx.cluster, remote: ctx.remote })
+      : { status: "unknown", summary: "not probed: no active phase in this run" };
+}
+
+/**
+ * An active check from its own fields: probes are opt-in, run once per run, and no passive check
+ * blocks them — they exist to test what passive signals claim.
+ */
+function activeCheck(
+  id: string,
+  probe: ProbeName,
+  def: Pick<CheckDef, "title" | "reads" | "readsIn" | "explain" | "hops">,
+): ProbeCheckDef {
+  return {
+    id,
+    layer: "probe",
+    needs: [],
+    scope: "single",
+    perPeer: false,
+    active: { probe, modes: ["direct", "offload"] },
+    ...def,
+    run: fromPhase(id),
+  };
 }
 
 /** What every probe reads to plan its fleet and addresses. */
@@ -47,14 +58,8 @@ const POD = "one agnhost probe pod per schedulable node (`netexec --http-port=" 
   "left out unless --tolerate KEY)";
 
 /** PROBE-MATRIX: pod-to-pod reachability per node pair. */
-export const PROBE_MATRIX: ProbeCheckDef = {
-  id: PROBE_CHECK_IDS.matrix,
+export const PROBE_MATRIX: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.matrix, "matrix", {
   title: "Pod-to-pod reachability matrix, every node pair (TCP + UDP)",
-  layer: "probe",
-  probe: "matrix",
-  active: true,
-  needs: [],
-  modes: ["direct", "offload"],
   reads: FLEET_READS,
   explain: {
     reads: `Creates ${POD} in each cluster (direct mode: with each cluster's own kubeconfig; offload mode: ` +
@@ -79,17 +84,11 @@ export const PROBE_MATRIX: ProbeCheckDef = {
       "→ the gateway and tunnel checks (GW-*, TUN-*); a red control grid → the cluster's CNI.",
   },
   hops: ["local-pod", "node", "geneve", "gateway", "wireguard", "remote-pod"],
-};
+});
 
 /** PROBE-UDP: datagram series through the tunnel. */
-export const PROBE_UDP: ProbeCheckDef = {
-  id: PROBE_CHECK_IDS.udp,
+export const PROBE_UDP: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.udp, "udp", {
   title: "UDP through the tunnel: loss, RTT, duplicates, source address",
-  layer: "probe",
-  probe: "udp",
-  active: true,
-  needs: [],
-  modes: ["direct", "offload"],
   reads: FLEET_READS,
   explain: {
     reads: `Uses the matrix's probe pods. From one local pod to one remote pod it sends a series of ` +
@@ -110,17 +109,11 @@ export const PROBE_UDP: ProbeCheckDef = {
       "rules (FirewallConfigurations) and `liqoctl info peer`.",
   },
   hops: ["local-pod", "gateway", "wireguard", "remote-pod"],
-};
+});
 
 /** PROBE-MTU: path MTU through the tunnel and on the underlay. */
-export const PROBE_MTU: ProbeCheckDef = {
-  id: PROBE_CHECK_IDS.mtu,
+export const PROBE_MTU: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.mtu, "mtu", {
   title: "Path MTU through the tunnel vs the configured MTU",
-  layer: "probe",
-  probe: "mtu",
-  active: true,
-  needs: [],
-  modes: ["direct", "offload"],
   reads: [...FLEET_READS, "pods", "gatewayservers", "gatewayclients", "wggatewayservers", "wggatewayclients"],
   readsIn: { pods: ["gateways"] },
   explain: {
@@ -146,17 +139,11 @@ export const PROBE_MTU: ProbeCheckDef = {
       "that drops large packets; see TUN-02.",
   },
   hops: ["gateway", "wireguard"],
-};
+});
 
 /** PROBE-SVC: a reflected Service reaches every backend. */
-export const PROBE_SVC: ProbeCheckDef = {
-  id: PROBE_CHECK_IDS.service,
+export const PROBE_SVC: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.service, "service", {
   title: "Reflected Service reaches every backend",
-  layer: "probe",
-  probe: "service",
-  active: true,
-  needs: [],
-  modes: ["direct", "offload"],
   reads: [...FLEET_READS, "namespaceoffloadings"],
   explain: {
     reads: "Offloads the run namespace to the peer (NamespaceOffloading `offloading` in it, in direct " +
@@ -174,17 +161,11 @@ export const PROBE_SVC: ProbeCheckDef = {
       "listed but silent: run PROBE-MATRIX for that pod's node.",
   },
   hops: ["local-pod", "gateway", "wireguard", "remote-pod"],
-};
+});
 
 /** PROBE-TRACE: hop localisation by nonce. */
-export const PROBE_TRACE: ProbeCheckDef = {
-  id: PROBE_CHECK_IDS.trace,
+export const PROBE_TRACE: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.trace, "trace", {
   title: "Where a packet stops: hop localisation by nonce",
-  layer: "probe",
-  probe: "trace",
-  active: true,
-  needs: [],
-  modes: ["direct", "offload"],
   reads: [...FLEET_READS, "pods", "gatewayservers", "gatewayclients"],
   readsIn: { pods: ["gateways"] },
   explain: {
@@ -210,7 +191,7 @@ export const PROBE_TRACE: ProbeCheckDef = {
       "gateways; remote node/CNI → that cluster's NetworkPolicies and CNI.",
   },
   hops: ["local-pod", "node", "geneve", "gateway", "wireguard", "remote-pod"],
-};
+});
 
 /** The active probes, in the order they are reported. */
 export const PROBE_CHECKS: readonly ProbeCheckDef[] = [
@@ -223,7 +204,7 @@ export const PROBE_CHECKS: readonly ProbeCheckDef[] = [
 
 /** The probe behind a PROBE-* check ID (exact ID), or null. */
 export function probeOfCheck(id: string): ProbeName | null {
-  return PROBE_CHECKS.find((c) => c.id === id)?.probe ?? null;
+  return PROBE_CHECKS.find((c) => c.id === id)?.active.probe ?? null;
 }
 
 /** The catalog entry of a PROBE-* ID (exact ID), or undefined. */

@@ -1,6 +1,7 @@
 /**
- * The check catalog, in layer order. Order within a layer matters: the diagnosis is the first
- * failing check in this order.
+ * The passive checks, in layer order. Order within a layer matters: the diagnosis is the first
+ * failing check in this order. The one catalog (these and the active checks) is `CATALOG` of
+ * active/mod.ts, the floor that sees both.
  */
 import type { CheckDef } from "./types.ts";
 import { ENV_CHECKS } from "./env/mod.ts";
@@ -12,8 +13,8 @@ import { IPAM_CHECKS } from "./ipam/mod.ts";
 import { CNI_CHECKS } from "./cni/mod.ts";
 import { REFLECTION_CHECKS } from "./reflection/mod.ts";
 
-/** Every check FlyingFish knows, in layer order. */
-export const CATALOG: readonly CheckDef[] = [
+/** Every passive check, in layer order. */
+export const PASSIVE_CHECKS: readonly CheckDef[] = [
   ...ENV_CHECKS,
   ...CONTROLPLANE_CHECKS,
   ...GATEWAY_CHECKS,
@@ -24,12 +25,12 @@ export const CATALOG: readonly CheckDef[] = [
   ...REFLECTION_CHECKS,
 ];
 
-/** A check by ID (case-insensitive), if it exists. */
-export function findCheck(id: string): CheckDef | undefined {
-  return CATALOG.find((c) => c.id.toLowerCase() === id.toLowerCase());
+/** A check of `catalog` by ID (case-insensitive), if it exists. */
+export function findCheckIn(catalog: readonly CheckDef[], id: string): CheckDef | undefined {
+  return catalog.find((c) => c.id.toLowerCase() === id.toLowerCase());
 }
 
-/** IDs of the checks that need the given one (what its failure blocks). */
-export function dependentsOf(id: string): string[] {
-  return CATALOG.filter((c) => c.needs.includes(id)).map((c) => c.id);
+/** IDs of the checks of `catalog` that need the given one (what its failure blocks). */
+export function dependentsIn(catalog: readonly CheckDef[], id: string): string[] {
+  return catalog.filter((c) => c.needs.includes(id)).map((c) => c.id);
 }

@@ -1,17 +1,26 @@
 /**
- * The check engine: expands the catalog into instances (per cluster, per peer), runs them
- * concurrently as their dependencies allow, turns timeouts and thrown errors into `unknown`, skips
- * what a failed dependency blocks, and names the first broken link.
+ * The check engine, for passive and active checks alike: expands the catalog into instances (per
+ * cluster, per peer; an active check once per run), runs them concurrently as their dependencies
+ * and inputs allow, turns timeouts and thrown errors into `unknown`, skips what a failed dependency
+ * blocks, and names the first broken link (checks/diagnosis.ts).
+ *
+ * Active checks (`CheckDef.active`) read their outcome from the run's {@link ActivePhase}; they start
+ * once every passive check that does not wait for them has finished, so the probes run on a peering
+ * whose passive verdict is in. A check that declares an active check as an input (FAB-03 reads
+ * PROBE-MATRIX) runs after it.
  */
 import { KindUnavailableError } from "../kube/inventory.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
+import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
+  type ActivePhase,
   type CheckContext,
   type CheckDef,
   type CheckResult,
   type ClusterView,
+  type InputResult,
   LAYERS,
   type Outcome,
   type PeerView,
@@ -43,42 +52,11 @@ export interface EngineInput {
   /** Called when an instance starts running. */
   onStart?: (i: { id: string; cluster: string; peer: string | null }) => void;
   signal?: AbortSignal;
-}
-
-/** Another root failure beside the diagnosis: a fault the diagnosed one does not explain. */
-export interface AlsoFailing {
-  /** Check ID, e.g. `IPAM-04`. */
-  id: string;
-  /** Layer of the check. */
-  layer: (typeof LAYERS)[number];
-  /** Remote cluster ID of the peer it concerns; null for a cluster-wide check. */
-  peer: string | null;
-  /** Cluster the check ran on (its display name). */
-  cluster: string;
-  /** One-line finding. */
-  summary: string;
-}
-
-/** The diagnosis: the first broken link. */
-export interface Diagnosis {
-  /** ID of the check that is the first broken link, e.g. `GW-02`. */
-  id: string;
-  /** Layer of the check. */
-  layer: (typeof LAYERS)[number];
-  /** Remote cluster ID of the peer it concerns; null for a cluster-wide check. */
-  peer: string | null;
-  /** Cluster the check ran on (its display name). */
-  cluster: string;
-  /** One-line finding. */
-  summary: string;
-  /** The fix: commands and comments, one per line; null when the check has none. */
-  remediation: string | null;
   /**
-   * The other root failures, in dependency order: failures that neither the diagnosis nor an
-   * earlier root failure explains (see {@link diagnose}), so fixing the first link is not the end
-   * of the story. Always set by the engine (empty when the diagnosis is the only fault).
+   * The active phase of an active run. Without it the catalog's active checks are left out of the
+   * run (a passive run lists none of them).
    */
-  alsoFailing?: AlsoFailing[];
+  active?: ActivePhase | null;
 }
 
 /** What a run produced. */
@@ -97,6 +75,11 @@ export function validateCatalog(catalog: readonly CheckDef[]): string[] {
     byId.set(c.id, c);
   }
   for (const c of catalog) {
+    // An input may be absent from a run's catalog (PROBE-MATRIX in a passive run): it is optional.
+    if (c.active && c.inputs?.length) errors.push(`${c.id} is active and cannot take inputs`);
+    if (c.active && (c.needs.length || c.scope !== "single" || c.perPeer)) {
+      errors.push(`${c.id} is active: it runs once per run (scope single, not per peer, no needs)`);
+    }
     for (const n of c.runsIfUnknown ?? []) {
       if (!c.needs.includes(n)) errors.push(`${c.id} runs if ${n} is unknown but does not need it`);
     }
@@ -140,6 +123,12 @@ interface Instance {
   skipReason?: string;
   unknownReason?: string;
   deps: Instance[];
+  /** Instances of the checks this one takes as inputs (run before it; they never block it). */
+  inputs: Instance[];
+  /** The result, once the instance has finished. */
+  settled?: CheckResult;
+  /** Waits for this instance (active checks: every passive instance that does not wait for them). */
+  gate?: () => Promise<unknown>;
   promise?: Promise<CheckResult>;
 }
 
@@ -151,23 +140,31 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   if (problems.length) throw new Error(`invalid check catalog: ${problems.join("; ")}`);
   const instances = expand(input);
   const index = new Map(instances.map((i) => [key(i.def.id, i.clusterLabel, i.peerLabel), i]));
-  for (const inst of instances) inst.deps = resolveDeps(inst, input, index);
+  for (const inst of instances) {
+    inst.deps = resolveDeps(inst, input, index);
+    inst.inputs = resolveInputs(inst, instances);
+  }
   const signal = input.signal ?? new AbortController().signal;
+  // Active checks start when every passive instance that does not wait for them is done.
+  const front = instances.filter((i) => !waitsForActive(i));
+  const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, input, signal)));
+  for (const inst of instances) if (inst.def.active) inst.gate = passiveDone;
   const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
-  const ranks = new Map(instances.map((i) => [`${i.def.id}@${i.clusterLabel}`, i]));
-  results.sort((a, b) => compare(a, b, ranks));
-  const diagnosis = diagnose(results, input.catalog);
-  const exitCode = results.some((r) => r.status === "fail")
-    ? 2
-    : results.some((r) => r.status === "warn" || r.status === "unknown")
-    ? 1
-    : 0;
-  return { results, diagnosis, exitCode };
+  const instanceOf = new Map(results.map((r, i) => [r, instances[i]]));
+  results.sort((a, b) => compare(a, b, (r) => instanceOf.get(r)));
+  return { results, diagnosis: diagnosisOf(results, input.catalog), exitCode: exitCodeOf(results) };
 }
 
-/** Layer, then catalog order, then cluster, then peer; `ranks` maps "id@cluster" to its instance. */
-function compare(a: CheckResult, b: CheckResult, ranks: ReadonlyMap<string, Instance>): number {
-  const rank = (r: CheckResult) => ranks.get(`${r.id}@${r.cluster}`);
+/** Whether an instance is active, or waits (through its dependencies or inputs) for an active one. */
+function waitsForActive(inst: Instance, seen = new Set<Instance>()): boolean {
+  if (inst.def.active) return true;
+  if (seen.has(inst)) return false;
+  seen.add(inst);
+  return [...inst.deps, ...inst.inputs].some((d) => waitsForActive(d, seen));
+}
+
+/** Layer, then catalog order, then cluster, then peer. */
+function compare(a: CheckResult, b: CheckResult, rank: (r: CheckResult) => Instance | undefined): number {
   const la = LAYERS.indexOf(a.layer), lb = LAYERS.indexOf(b.layer);
   if (la !== lb) return la - lb;
   const ia = rank(a), ib = rank(b);
@@ -176,106 +173,31 @@ function compare(a: CheckResult, b: CheckResult, ranks: ReadonlyMap<string, Inst
   return (a.peer ?? "").localeCompare(b.peer ?? "");
 }
 
-/**
- * The first failing result in layer order (results must already be ordered), with the other root
- * failures in `alsoFailing`.
- *
- * A failure is explained by an earlier root failure — and so is not a root of its own — when it is
- * that failure's consequence in the dependency graph of `catalog` (`needs`, transitively):
- * - a cluster-wide root explains failures on its cluster of checks that need it;
- * - a per-peer root explains failures on the same peering (either end, and the dual check that
- *   compares both ends) of the same check (the two ends of one link), of checks that need it, and
- *   of checks downstream of the same per-peer link (a shared per-peer dependency: a stale client
- *   endpoint, GW-04, and the Connection, TUN-01, both sit on the advertised endpoint, GW-03 — the
- *   tunnel it keeps down is a symptom, not a second fault).
- * Without a catalog only the same check on the same peering is treated as explained.
- */
-export function diagnose(
-  results: readonly CheckResult[],
-  catalog: readonly CheckDef[] = [],
-): Diagnosis | null {
-  const failures = results.filter((r) => r.status === "fail");
-  if (failures.length === 0) return null;
-  const graph = dependencyGraph(catalog);
-  const roots: CheckResult[] = [];
-  for (const f of failures) if (!roots.some((root) => explains(root, f, graph))) roots.push(f);
-  const [first, ...others] = roots;
-  return {
-    id: first.id,
-    layer: first.layer,
-    peer: first.peer,
-    cluster: first.cluster,
-    summary: first.summary,
-    remediation: first.remediation,
-    alsoFailing: others.map((r) => ({
-      id: r.id,
-      layer: r.layer,
-      peer: r.peer,
-      cluster: r.cluster,
-      summary: r.summary,
-    })),
-  };
-}
-
-interface DependencyGraph {
-  /** Check ID → every check it needs, transitively. */
-  ancestors: ReadonlyMap<string, ReadonlySet<string>>;
-  /** IDs of per-peer checks. */
-  perPeer: ReadonlySet<string>;
-}
-
-function dependencyGraph(catalog: readonly CheckDef[]): DependencyGraph {
-  const byId = new Map(catalog.map((c) => [c.id, c]));
-  const ancestors = new Map<string, Set<string>>();
-  const visit = (id: string, seen: Set<string>): Set<string> => {
-    const known = ancestors.get(id);
-    if (known) return known;
-    const out = new Set<string>();
-    if (seen.has(id)) return out; // a cycle: validateCatalog reports it
-    seen.add(id);
-    for (const n of byId.get(id)?.needs ?? []) {
-      out.add(n);
-      for (const a of visit(n, seen)) out.add(a);
-    }
-    ancestors.set(id, out);
-    return out;
-  };
-  for (const c of catalog) visit(c.id, new Set());
-  return { ancestors, perPeer: new Set(catalog.filter((c) => c.perPeer).map((c) => c.id)) };
-}
-
-/** The clusters a result was observed on: one, or both of a dual check's "A ↔ B". */
-function clustersOf(r: CheckResult): string[] {
-  return r.cluster.split(" ↔ ");
-}
-
-/** The peering a per-peer result speaks for, as a sorted pair of cluster names (null: cluster-wide). */
-function peeringOf(r: CheckResult): string | null {
-  if (r.peer === null) return null;
-  return [clustersOf(r)[0], r.peer].sort().join(" ⇄ ");
-}
-
-/** Whether `f` is a consequence of the root failure `root` (see {@link diagnose}). */
-function explains(root: CheckResult, f: CheckResult, graph: DependencyGraph): boolean {
-  const needsRoot = graph.ancestors.get(f.id)?.has(root.id) ?? false;
-  const peering = peeringOf(root);
-  if (peering === null) return needsRoot && clustersOf(f).some((c) => clustersOf(root).includes(c));
-  if (peeringOf(f) !== peering) return false;
-  if (f.id === root.id || needsRoot) return true;
-  const fa = graph.ancestors.get(f.id), ra = graph.ancestors.get(root.id);
-  if (!fa || !ra) return false;
-  for (const a of fa) if (graph.perPeer.has(a) && ra.has(a)) return true;
-  return false;
-}
-
 function expand(input: EngineInput): Instance[] {
   const out: Instance[] = [];
   const views: { view: ClusterView; peers: readonly PeerView[]; rank: number }[] = [
     { view: input.local.view, peers: input.local.peers, rank: 0 },
   ];
   if (input.remote?.view) views.push({ view: input.remote.view, peers: input.remote.peers, rank: 1 });
-  input.catalog.forEach((def, order) => {
-    const base = { def, order, deps: [] as Instance[] };
+  const catalog = input.active ? input.catalog : input.catalog.filter((c) => !c.active);
+  catalog.forEach((def, order) => {
+    const base = { def, order, deps: [] as Instance[], inputs: [] as Instance[] };
+    if (def.active) {
+      // Once per run, on the local cluster (its outcome may name both: "A ↔ B").
+      const view = input.local.view;
+      const remote = input.remote?.view ?? null;
+      out.push({
+        ...base,
+        cluster: view,
+        clusterLabel: view.name,
+        clusterRank: 0,
+        peer: null,
+        peerLabel: null,
+        remote,
+        remotePeer: null,
+      });
+      return;
+    }
     if (def.scope === "single") {
       // In dual mode a single-cluster check also sees the other cluster, for its [1/2] comparisons.
       for (const { view, peers, rank } of views) {
@@ -351,11 +273,27 @@ function resolveDeps(inst: Instance, input: EngineInput, index: Map<string, Inst
   return deps;
 }
 
+/** The instances of the checks `inst` takes as inputs: on its cluster, or run-wide (active checks). */
+function resolveInputs(inst: Instance, instances: readonly Instance[]): Instance[] {
+  const ids = inst.def.inputs ?? [];
+  return instances.filter((i) =>
+    ids.includes(i.def.id) && (i.def.active !== undefined || i.clusterLabel === inst.clusterLabel)
+  );
+}
+
+/** Facts of finished instances, for the checks that take them as inputs. */
+const FACTS = new WeakMap<CheckResult, InputResult["facts"]>();
+
 function schedule(inst: Instance, input: EngineInput, signal: AbortSignal): Promise<CheckResult> {
   if (!inst.promise) {
     inst.promise = (async () => {
-      const depResults = await Promise.all(inst.deps.map((d) => schedule(d, input, signal)));
+      await inst.gate?.();
+      const [depResults] = await Promise.all([
+        Promise.all(inst.deps.map((d) => schedule(d, input, signal))),
+        Promise.all(inst.inputs.map((d) => schedule(d, input, signal))),
+      ]);
       const result = await runInstance(inst, depResults, input, signal);
+      inst.settled = result;
       input.onResult?.(result);
       return result;
     })();
@@ -380,8 +318,14 @@ async function runInstance(
     cluster: inst.clusterLabel,
     blockedBy: null as string | null,
   };
-  const finish = (o: Outcome, started: number, blockedBy: string | null = null): CheckResult => ({
+  const finish = (o: Outcome, started: number, blockedBy: string | null = null): CheckResult => {
+    const result = resultOf(o, started, blockedBy);
+    if (o.facts) FACTS.set(result, o.facts);
+    return result;
+  };
+  const resultOf = (o: Outcome, started: number, blockedBy: string | null): CheckResult => ({
     ...base,
+    ...(o.where ? { cluster: o.where.cluster, peer: o.where.peer } : {}),
     status: o.status,
     summary: o.summary,
     evidence: o.evidence ?? [],
@@ -389,6 +333,7 @@ async function runInstance(
     blockedBy,
     skipKind: o.status !== "skip" ? null : blockedBy ? "blocked" : o.skipKind ?? "not-applicable",
     durationMs: Math.round(performance.now() - started),
+    ...(o.decidedBy ? { decidedBy: o.decidedBy } : {}),
   });
   const t0 = performance.now();
   if (inst.skipReason) {
@@ -429,8 +374,21 @@ async function runInstance(
     probes: input.probes,
     options: input.options,
     signal,
+    active: input.active ?? null,
+    input: (id) => {
+      const i = inst.inputs.find((d) => d.def.id === id);
+      return i?.settled ? { result: i.settled, facts: FACTS.get(i.settled) ?? {} } : null;
+    },
   };
   const started = performance.now();
+  if (inst.def.active) {
+    // The active phase bounds its own time (fleet, each probe, cleanup): no per-check timeout.
+    try {
+      return finish(await inst.def.run(ctx), started);
+    } catch (err) {
+      return finish({ status: "unknown", summary: `check error: ${errorText(err)}` }, started);
+    }
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const timeout = new Promise<Outcome>((resolve) => {
@@ -449,11 +407,14 @@ async function runInstance(
     if (err instanceof KindUnavailableError) {
       return finish({ status: "unknown", summary: err.message }, started);
     }
-    const msg = err instanceof Error ? err.message : String(err);
-    return finish({ status: "unknown", summary: `check error: ${msg}` }, started);
+    return finish({ status: "unknown", summary: `check error: ${errorText(err)}` }, started);
   } finally {
     clearTimeout(timer);
   }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Evidence that an input was read only after retried transient API errors (the result stands). */

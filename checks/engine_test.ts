@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { diagnose, type EngineInput, runEngine, validateCatalog } from "./engine.ts";
+import { type EngineInput, runEngine, validateCatalog } from "./engine.ts";
+import { diagnosisOf as diagnose } from "./diagnosis.ts";
 import type { CheckDef, Outcome, PeerView } from "./types.ts";
 import { inventoryOf, scriptedProbes, TEST_OPTIONS, viewOf } from "../tests/support/fixtures.ts";
-import { CATALOG } from "./catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "./catalog.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { Objects } from "../liqo/views/mod.ts";
 

@@ -132,20 +132,24 @@ export function selectCatalog(catalog: readonly CheckDef[], sel: CatalogSelectio
   if (!skipped.size) return kept;
   return kept.map((c) => {
     if (skipped.has(c.id)) {
-      return { ...disabled(c, `skipped (--skip ${c.id})`), needs: [], runsIfUnknown: [] };
+      return { ...disabledCheck(c, `skipped (--skip ${c.id})`), needs: [], runsIfUnknown: [] };
     }
     const closure = needsClosure(c.id, byId);
     const root = catalog.find((d) => skipped.has(d.id) && closure.has(d.id));
-    return root ? disabled(c, `not run: needs ${root.id} (--skip ${root.id})`) : c;
+    return root ? disabledCheck(c, `not run: needs ${root.id} (--skip ${root.id})`) : c;
   });
 }
 
-/** The check, turned into a `skip` (disabled) that reads nothing and keeps its place and needs. */
-function disabled(c: CheckDef, summary: string): CheckDef {
+/**
+ * The check, turned into a `skip` (disabled) that reads nothing, takes no inputs, and keeps its
+ * place and needs.
+ */
+export function disabledCheck(c: CheckDef, summary: string): CheckDef {
   return {
     ...c,
     reads: [],
     optionalReads: [],
+    inputs: [],
     run: () => ({ status: "skip", skipKind: "disabled", summary }),
   };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { resolveCheckId, resolveSelection, selectCatalog, unknownIdMessage } from "./ids.ts";
-import { CATALOG } from "./catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "./catalog.ts";
 import { validateCatalog } from "./engine.ts";
 import type { CheckContext, CheckDef, Outcome } from "./types.ts";
 

@@ -7,6 +7,7 @@ import type { ReadScope } from "../liqo/scopes.ts";
 import type { Malformed, Objects } from "../liqo/views/mod.ts";
 import type { ForeignCluster } from "../liqo/views/peering.ts";
 import type { ProbeHub } from "../probes/hub.ts";
+import type { CheckFacts } from "./facts.ts";
 
 /** Outcome of one check. */
 export type Status = "pass" | "warn" | "fail" | "skip" | "unknown";
@@ -88,6 +89,11 @@ export interface CheckResult {
   skipKind: SkipKind | null;
   /** How long the check ran, in milliseconds. */
   durationMs: number;
+  /**
+   * The input check whose result decided this verdict (FAB-03 failed by PROBE-MATRIX: the matrix
+   * found the fault the passive half could not see); absent when the check's own reads decided.
+   */
+  decidedBy?: string;
 }
 
 /** What a check's run function returns. */
@@ -98,6 +104,15 @@ export interface Outcome {
   summary: string;
   evidence?: string[];
   remediation?: string;
+  /** Facts for the checks that declare this one as an input (never reported). */
+  facts?: CheckFacts;
+  /** The input check whose result decided this verdict (see {@link CheckResult.decidedBy}). */
+  decidedBy?: string;
+  /**
+   * Active checks only: where the result was observed, when not the run's local cluster (a probe
+   * of both clusters is "A ↔ B") and the peer it probed.
+   */
+  where?: { cluster: string; peer: string | null };
 }
 
 /** How a check is explained by `flyingfish explain`. */
@@ -108,6 +123,18 @@ export interface Explanation {
   decides: string;
   /** How to fix what it finds. */
   fixes: string;
+}
+
+/**
+ * The active phase of a check: it needs the probe fleet (objects created in the clusters), so it
+ * runs only in an active run (`flyingfish probe`, `check --active`), once per run, after every
+ * passive check that does not wait for it.
+ */
+export interface ActiveSpec {
+  /** The probe that measures it (`flyingfish probe <name>`). */
+  readonly probe: string;
+  /** Modes it runs in. */
+  readonly modes: readonly ("direct" | "offload")[];
 }
 
 /** A check: data plus a function. */
@@ -146,7 +173,31 @@ export interface CheckDef {
   readonly explain: Explanation;
   /** The data-path hops whose health this check observes ([] for checks off the data path). */
   readonly hops: readonly Hop[];
+  /** Set for active checks (see {@link ActiveSpec}); absent: a passive check. */
+  readonly active?: ActiveSpec;
+  /**
+   * Optional inputs: checks whose results (and facts) this one takes into account when they run in
+   * the same run (`CheckContext.input`). Unlike `needs`, an input never blocks: absent from the run,
+   * or not decided, the check judges on its own reads (FAB-03 reads PROBE-MATRIX in an active run).
+   */
+  readonly inputs?: readonly string[];
   run(ctx: CheckContext): Outcome | Promise<Outcome>;
+}
+
+/** An input check's result as a check that declares it reads it. */
+export interface InputResult {
+  readonly result: CheckResult;
+  readonly facts: CheckFacts;
+}
+
+/**
+ * The active half of a run, as active checks see it: each active check's `run` asks it for its
+ * outcome. The phase does its work once, for every active check of the run, on the first call
+ * (active/ implements it: fleet, probes, cleanup).
+ */
+export interface ActivePhase {
+  /** The outcome of the active check `id`, over the views the passive checks judged. */
+  outcome(id: string, views: { local: ClusterView; remote: ClusterView | null }): Promise<Outcome>;
 }
 
 /** One cluster as the checks see it. */
@@ -207,4 +258,11 @@ export interface CheckContext {
   readonly probes: ProbeHub;
   readonly options: RunOptions;
   readonly signal: AbortSignal;
+  /** The active phase of an active run (null in a passive run). */
+  readonly active: ActivePhase | null;
+  /**
+   * The result of an input check (one of `CheckDef.inputs`) on the same cluster, or run-wide; null
+   * when it is not part of this run.
+   */
+  input(id: string): InputResult | null;
 }

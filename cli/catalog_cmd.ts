@@ -1,8 +1,7 @@
 /** `flyingfish checks` and `flyingfish explain <ID>`: the catalog as data and as prose. */
-import { CATALOG, dependentsOf, findCheck } from "../checks/catalog.ts";
 import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
-import { LAYER_TITLES } from "../checks/types.ts";
-import { findProbeCheck, PROBE_CHECKS, type ProbeCheckDef } from "../active/catalog.ts";
+import { type CheckDef, LAYER_TITLES } from "../checks/types.ts";
+import { CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
 
 /** One catalog entry as `checks -o json` prints it. */
 export interface CatalogEntry {
@@ -21,9 +20,25 @@ export interface CatalogEntry {
   modes?: string[];
 }
 
-/** The catalog as data. */
-export function catalogEntries(): CatalogEntry[] {
-  return CATALOG.map((c) => ({
+/** One check of the one catalog as data. */
+function entryOf(c: CheckDef): CatalogEntry {
+  if (c.active) {
+    return {
+      id: c.id,
+      title: c.title,
+      layer: c.layer,
+      // Probes need no second kubeconfig: offload mode runs the far half through Liqo.
+      scope: "single",
+      needsRemoteKubeconfig: false,
+      perPeer: true,
+      needs: [...c.needs],
+      blocks: [],
+      reads: [...c.reads],
+      active: true,
+      modes: [...c.active.modes],
+    };
+  }
+  return {
     id: c.id,
     title: c.title,
     layer: c.layer,
@@ -33,33 +48,22 @@ export function catalogEntries(): CatalogEntry[] {
     needs: [...c.needs],
     blocks: dependentsOf(c.id),
     reads: [...c.reads, ...(c.optionalReads ?? [])],
-  }));
+  };
 }
 
-/** The passive catalog, then the active probes (marked `active`). */
+/** The passive checks of the catalog as data. */
+export function catalogEntries(): CatalogEntry[] {
+  return CATALOG.filter((c) => !c.active).map(entryOf);
+}
+
+/** The one catalog as data: the passive checks, then the active ones (marked `active`). */
 export function allCatalogEntries(): CatalogEntry[] {
-  return [
-    ...catalogEntries(),
-    ...PROBE_CHECKS.map((p): CatalogEntry => ({
-      id: p.id,
-      title: p.title,
-      layer: p.layer,
-      // Probes need no second kubeconfig: offload mode runs the far half through Liqo.
-      scope: "single",
-      needsRemoteKubeconfig: false,
-      perPeer: true,
-      needs: [...p.needs],
-      blocks: [],
-      reads: [...p.reads],
-      active: true,
-      modes: [...p.modes],
-    })),
-  ];
+  return CATALOG.map(entryOf);
 }
 
-/** Every ID `explain`, `--only` and `--skip` know: the passive catalog and the probes. */
+/** Every ID `explain`, `--only` and `--skip` know. */
 function knownIds(): { id: string; layer: string }[] {
-  return [...CATALOG, ...PROBE_CHECKS].map((c) => ({ id: c.id, layer: c.layer }));
+  return CATALOG.map((c) => ({ id: c.id, layer: c.layer }));
 }
 
 /** Prints the catalog as a table or JSON. */
@@ -102,10 +106,9 @@ export function explain(id: string): number {
 
 /** The explanation of one check as `flyingfish explain` prints it; null for an unknown ID. */
 export function explanation(id: string): string | null {
-  const probe = findProbeCheck(id);
-  if (probe) return probeExplanation(probe);
   const c = findCheck(id);
   if (!c) return null;
+  if (c.active) return probeExplanation(c, c.active);
   const blocks = dependentsOf(c.id);
   const lines = [
     `${c.id} — ${c.title}`,
@@ -133,16 +136,23 @@ export function explanation(id: string): string | null {
         : "nothing"
     }`,
     `  blocks:     ${blocks.length ? blocks.join(", ") + " (skipped when this check fails)" : "nothing"}`,
+    ...(c.inputs?.length
+      ? [
+        `  inputs:     ${
+          c.inputs.join(", ")
+        } (when it runs too, e.g. with --active; it never blocks this check)`,
+      ]
+      : []),
   ];
   return lines.join("\n");
 }
 
 /** The explanation of an active probe: same sections, plus how to run it. */
-function probeExplanation(p: ProbeCheckDef): string {
+function probeExplanation(p: CheckDef, active: NonNullable<CheckDef["active"]>): string {
   return [
     `${p.id} — ${p.title}`,
-    `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${p.probe}\` or ` +
-    `\`flyingfish check --active --probes ${p.probe}\` · ${p.modes.join(" or ")} mode`,
+    `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${active.probe}\` or ` +
+    `\`flyingfish check --active --probes ${active.probe}\` · ${active.modes.join(" or ")} mode`,
     "",
     "Reads",
     indent(p.explain.reads),

@@ -19,18 +19,10 @@ import {
   writeOut,
 } from "./output.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
-import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT } from "./defaults.ts";
-import { openRemote } from "./remote.ts";
+import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, RUN_DEFAULTS } from "./defaults.ts";
+import { type ClusterFlags, type OpenSources, openSources as openClusterSources } from "../diagnose/open.ts";
 
-/** The cluster-selection flags shared by `check` and `report`. */
-export interface ClusterFlags {
-  kubeconfig?: string;
-  context?: string;
-  remoteKubeconfig?: string;
-  remoteContext?: string;
-  /** A bundle written by `flyingfish collect`: replayed offline instead of connecting. */
-  snapshot?: string;
-}
+export type { ClusterFlags, OpenSources } from "../diagnose/open.ts";
 
 /** Options of the check command, as parsed by commander. */
 export interface CheckCommandOptions extends ClusterFlags {
@@ -109,7 +101,10 @@ export function runOptionsFrom(
     networkProbes: opts.networkProbes !== false,
     preciseUdp: opts.udpPrecise === true,
     sampleIntervalMs,
-    latencyThresholdMs: durationOption("--latency-threshold", opts.latencyThreshold ?? "200ms"),
+    latencyThresholdMs: durationOption(
+      "--latency-threshold",
+      opts.latencyThreshold ?? RUN_DEFAULTS.latencyThreshold,
+    ),
     checkTimeoutMs: Math.min(2 * requestTimeoutMs + sampleIntervalMs, runTimeoutMs),
   };
 }
@@ -138,12 +133,13 @@ export async function selectionFrom(
   if (!opts.only?.length && !opts.skip?.length) {
     return { catalog: undefined, probes: null, passive: true, skippedProbes: [] };
   }
-  const [{ CATALOG }, { resolveSelection, selectCatalog }, { PROBE_CHECKS }] = await Promise.all([
-    import("../checks/catalog.ts"),
-    import("../checks/ids.ts"),
-    import("../active/catalog.ts"),
-  ]);
-  const known = [...CATALOG, ...PROBE_CHECKS];
+  const [{ CATALOG, PROBE_CHECKS }, { PASSIVE_CHECKS }, { resolveSelection, selectCatalog }] = await Promise
+    .all([
+      import("../active/mod.ts"),
+      import("../checks/catalog.ts"),
+      import("../checks/ids.ts"),
+    ]);
+  const known = CATALOG;
   const only = resolveSelection(opts.only ?? [], known);
   const skip = resolveSelection(opts.skip ?? [], known);
   const errors = [...only.errors.map((e) => `--only: ${e}`), ...skip.errors.map((e) => `--skip: ${e}`)];
@@ -158,51 +154,25 @@ export async function selectionFrom(
   // `--only` naming probes picks them; otherwise `--active` runs the mode's default set. Skipped
   // probes are taken out once the mode is known (cli/probe_cmd.ts).
   const probes = probeOnly.length
-    ? PROBE_CHECKS.filter((p) => probeOnly.includes(p.id) && !skip.ids.includes(p.id)).map((p) => p.probe)
+    ? PROBE_CHECKS.filter((p) => probeOnly.includes(p.id) && !skip.ids.includes(p.id)).map((p) =>
+      p.active.probe
+    )
     : null;
   const passive = only.ids.length === 0 || passiveOnly.length > 0;
-  const catalog = selectCatalog(CATALOG, {
+  const catalog = selectCatalog(PASSIVE_CHECKS, {
     only: only.ids.length ? passiveOnly : [],
     skip: skip.ids.filter((id) => !isProbe(id)),
   });
   return { catalog, probes, passive, skippedProbes: skip.ids.filter(isProbe) };
 }
 
-/** The clusters a run looks at: the local source and, in dual mode, the remote one (or why not). */
-export interface OpenSources {
-  local: ClusterSource;
-  remote: { source: ClusterSource | null; error?: string } | null;
-}
-
-/** Connects to the clusters the flags name (live, or a snapshot bundle). */
-export async function openSources(
-  opts: ClusterFlags,
-  requestTimeoutMs: number,
-): Promise<OpenSources> {
-  if (opts.snapshot !== undefined) {
-    const conflicting = (["kubeconfig", "context", "remoteKubeconfig", "remoteContext"] as const).filter((
-      k,
-    ) => opts[k] !== undefined);
-    if (conflicting.length > 0) {
-      const flag = conflicting[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-      throw new ToolError(`--snapshot replays a collected bundle: it cannot be combined with --${flag}`);
-    }
-    const { openSnapshot } = await import("../kube/snapshot.ts");
-    return await openSnapshot(opts.snapshot);
-  }
-  // Nothing is sent here: /version goes out with the run's first lists (diagnose/run.ts).
-  const { createLiveSource } = await import("../kube/live/source.ts");
-  const local = await createLiveSource({
-    kubeconfig: opts.kubeconfig,
-    context: opts.context,
-    requestTimeoutMs,
-  });
-  const remote = await openRemote(
+/** Connects to the clusters the flags name (live, or a snapshot bundle); a remote left out is said on stderr. */
+export function openSources(opts: ClusterFlags, requestTimeoutMs: number): Promise<OpenSources> {
+  return openClusterSources(
     opts,
-    (o) => createLiveSource({ ...o, requestTimeoutMs }),
-    (error) => console.error(`flyingfish: ${error} — checking ${local.endpoint.context} alone`),
+    requestTimeoutMs,
+    (error, local) => console.error(`flyingfish: ${error} — checking ${local} alone`),
   );
-  return { local, remote };
 }
 
 /** Runs the check command; returns the exit code. */
@@ -278,9 +248,8 @@ export interface DiagnoseHooks {
   catalog?: readonly CheckDef[];
   /** How the user ran FlyingFish (recorded in the report; remediation commands name its clusters). */
   invocation?: Invocation;
-  /** More reads (the active probes') and what runs after the passive checks (see diagnose/run.ts). */
-  extraReads?: DiagnosisRequest["extraReads"];
-  after?: DiagnosisRequest["after"];
+  /** The active phase of an active run (diagnose/active.ts). */
+  activePhase?: DiagnosisRequest["active"];
 }
 
 /** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
@@ -311,8 +280,7 @@ export async function diagnose(
     onResult: hooks.onResult,
     catalog: hooks.catalog,
     invocation: hooks.invocation,
-    extraReads: hooks.extraReads,
-    after: hooks.after,
+    active: hooks.activePhase,
     onNotice: (line) => console.error(`flyingfish: ${line}`),
   });
 }
@@ -338,8 +306,8 @@ export async function diagnoseAndPrint(
     peer?: string[];
     catalog?: readonly CheckDef[];
     invocation?: Invocation;
-    extraReads?: DiagnosisRequest["extraReads"];
-    after?: DiagnosisRequest["after"];
+    /** The active phase of an active run (`--active` is the flag that asks for one). */
+    activePhase?: DiagnosisRequest["active"];
     /** What of the report is printed and returned (`probe` keeps only the probe results). */
     select?: (report: Report) => Report;
     /** Write the rendered report to this file instead of stdout (`-` or absent: stdout). */
@@ -370,8 +338,7 @@ export async function diagnoseAndPrint(
       onResult: live ? (r) => live.result(r) : undefined,
       catalog: opts.catalog,
       invocation: opts.invocation,
-      extraReads: opts.extraReads,
-      after: opts.after,
+      activePhase: opts.activePhase,
     });
   } finally {
     stopProgress();

@@ -176,7 +176,7 @@ async function capture(
   timeoutMs: number,
   onExpiry: OnExpiry,
 ): Promise<number> {
-  const [{ collectBundle }, { packBundle }, { kindsFor }, { CATALOG }] = await Promise.all([
+  const [{ collectBundle }, { packBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
     import("../collect/collect.ts"),
     import("../kube/bundle.ts"),
     import("../diagnose/run.ts"),
@@ -210,7 +210,7 @@ async function capture(
   const progress = opts.quiet ? { update: () => {}, done: () => {} } : progressLine();
   try {
     const bundle = await collectBundle(targets, {
-      kinds: kindsFor(CATALOG),
+      kinds: kindsFor(PASSIVE_CHECKS),
       sampleIntervalMs,
       redactIps: opts.redactIps === true,
       peers: opts.peer,

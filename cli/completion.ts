@@ -252,15 +252,13 @@ export function completionScript(program: Command, shell: string, values: Argume
  * probe names for `probe`.
  */
 export async function argumentValues(): Promise<ArgumentValues> {
-  const [{ CATALOG }, { PROBE_CHECKS }, { PROBE_NAMES }, { listScenarios }] = await Promise.all([
-    import("../checks/catalog.ts"),
-    import("../active/catalog.ts"),
-    import("../active/model.ts"),
+  const [{ CATALOG, PROBE_NAMES }, { listScenarios }] = await Promise.all([
+    import("../active/mod.ts"),
     import("../demo/fakekube/scenario.ts"),
   ]);
   const scenarios = await listScenarios().catch(() => [] as string[]);
   return {
-    explain: [...CATALOG, ...PROBE_CHECKS].map((c) => c.id),
+    explain: CATALOG.map((c) => c.id),
     demo: scenarios,
     probe: [...PROBE_NAMES, "all"],
   };

@@ -11,6 +11,7 @@ import {
 import { ToolError } from "../errors.ts";
 import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
+import { RUN_DEFAULTS, RUN_DEFAULTS_MS } from "../diagnose/defaults.ts";
 
 /** Options of the demo command. */
 export interface DemoOptions {
@@ -64,7 +65,7 @@ export async function runDemo(name: string, opts: DemoOptions): Promise<number> 
       networkProbes: false,
       preciseUdp: false,
       sampleIntervalMs: 1000,
-      latencyThresholdMs: 200,
+      latencyThresholdMs: RUN_DEFAULTS_MS.latencyThreshold,
       checkTimeoutMs: 20_000,
     };
     const report = await diagnoseAndPrint(local, remote, options, opts);
@@ -118,7 +119,7 @@ export async function runActiveDemo(active: string | true, opts: DemoOptions): P
       verbose: opts.verbose,
       timeout: "2m",
       sampleInterval: "1s",
-      latencyThreshold: "200ms",
+      latencyThreshold: RUN_DEFAULTS.latencyThreshold,
       networkProbes: false,
     };
     // The scenario's probes (`probe matrix` → matrix): the words after `probe`, up to the first flag.

@@ -1,8 +1,8 @@
 /**
- * `flyingfish probe [matrix|udp|mtu|service|trace|all…]` and `flyingfish check --active`: the
- * passive run first (its views plan the fleet; its diagnosis comes first), then the active probes
- * over the SAME clients (active/session.ts), then one report. Also `probe --cleanup` (leftovers by
- * label) and `--print-images`.
+ * `flyingfish probe [matrix|udp|mtu|service|trace|all…]` and `flyingfish check --active`: flags →
+ * active options → one engine run over the one catalog (the passive checks, then the active ones
+ * over the SAME clients; diagnose/active.ts wires it) → one report. Also `probe --cleanup` (leftovers
+ * by label) and `--print-images`.
  *
  * Signals: the first SIGINT/SIGTERM aborts the probes — the session cleans up within its own
  * budget and the report says what was removed; a second one exits 130 at once, printing the
@@ -10,16 +10,19 @@
  * probes the same way (the cleanup budget comes on top of it).
  */
 import { ToolError } from "../errors.ts";
-import type { KubeClient } from "../kube/live/client.ts";
-import type { LiveClusterSource } from "../kube/live/source.ts";
-import type { CheckResult, RunOptions } from "../checks/types.ts";
-import { PROBE_CHECKS } from "../active/catalog.ts";
-import { PROBE_NAMES, type ProbeMode, type ProbeName } from "../active/model.ts";
-import type { ActiveRunRecord, CleanupRecord } from "../active/model.ts";
-import type { AfterChecks } from "../diagnose/run.ts";
-import type { Fab03Amendment, FabricEnd } from "../active/fab03_active.ts";
+import type { RunOptions } from "../checks/types.ts";
+import {
+  type ActiveRun,
+  type CleanupRecord,
+  PROBE_CHECKS,
+  PROBE_NAMES,
+  type ProbeMode,
+  type ProbeName,
+} from "../active/mod.ts";
 import type { Report } from "../report/model.ts";
 import type { Invocation } from "../report/invocation.ts";
+import type { ActiveClusters } from "../diagnose/open.ts";
+import { RUN_DEFAULTS } from "../diagnose/defaults.ts";
 import {
   type CheckCommandOptions,
   diagnoseAndPrint,
@@ -30,7 +33,6 @@ import {
   timeoutsFrom,
 } from "./check.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
-import { openRemote } from "./remote.ts";
 import { writeErr, writeOut } from "./output.ts";
 
 /** The probe flags, shared by `probe` and `check --active`. */
@@ -60,9 +62,9 @@ export interface ProbeCommandOptions
 }
 
 /** Default of `--probe-timeout`: bringing the fleet up, and each probe. */
-export const DEFAULT_PROBE_TIMEOUT = "60s";
+export const DEFAULT_PROBE_TIMEOUT: string = RUN_DEFAULTS.probeTimeout;
 /** Default of `--cleanup-timeout`: the cleanup's own budget. */
-export const DEFAULT_CLEANUP_TIMEOUT = "30s";
+export const DEFAULT_CLEANUP_TIMEOUT: string = RUN_DEFAULTS.cleanupTimeout;
 
 /**
  * What `all` (or no name) means in a mode: every probe, in both modes. In direct mode the service
@@ -82,7 +84,7 @@ export function resolveProbeNames(args: readonly string[], mode: ProbeMode): Pro
   if (words.length === 0 || words.includes("all")) return probesFor(mode);
   const out = new Set<ProbeName>();
   for (const w of words) {
-    const byId = PROBE_CHECKS.find((c) => c.id.toLowerCase() === w)?.probe;
+    const byId = PROBE_CHECKS.find((c) => c.id.toLowerCase() === w)?.active.probe;
     const name = (PROBE_NAMES as readonly string[]).includes(w) ? w as ProbeName : byId;
     if (!name) {
       throw new ToolError(
@@ -116,8 +118,7 @@ export async function activeOptionsFrom(
   hasRemote: boolean,
 ) {
   const mode = modeFrom(flags.mode, hasRemote);
-  const { resolveImages } = await import("../active/fleet/images.ts");
-  const { newRunId } = await import("../active/fleet/run_id.ts");
+  const { resolveImages, newRunId } = await import("../active/mod.ts");
   if ((flags.peer?.length ?? 0) > 1) {
     throw new ToolError("probes run against one peer at a time: give one --peer");
   }
@@ -136,75 +137,17 @@ export async function activeOptionsFrom(
   };
 }
 
-/** The live clusters of an active run: sources for the passive run, clients for the writes. */
-export interface ActiveClusters {
-  local: { source: LiveClusterSource; client: KubeClient };
-  remote: { source: LiveClusterSource | null; client: KubeClient | null; error?: string } | null;
-}
-
-/** Opens the clusters the flags name, keeping each one's client (ONE connection per cluster). */
-async function openActiveClusters(
-  opts: CheckCommandOptions,
-  requestTimeoutMs: number,
-): Promise<ActiveClusters> {
-  if (opts.snapshot !== undefined) {
-    throw new ToolError("active probes need live clusters: --snapshot cannot be combined with probes");
-  }
-  const { openLiveCluster } = await import("../kube/live/source.ts");
-  const local = await openLiveCluster({
-    kubeconfig: opts.kubeconfig,
-    context: opts.context,
-    requestTimeoutMs,
-  });
-  let remoteClient: KubeClient | null = null;
-  const remote = await openRemote(
-    opts,
-    async (o) => {
-      const c = await openLiveCluster({ ...o, requestTimeoutMs });
-      remoteClient = c.client;
-      return c.source;
-    },
-    (error) => console.error(`flyingfish: ${error} — probing from ${local.source.endpoint.context} alone`),
-  );
-  return {
-    local: { source: local.source, client: local.client },
-    remote: remote ? { source: remote.source, client: remoteClient, error: remote.error } : null,
-  };
-}
-
-/** The probe targets over the clients already open (the same connections the passive run used). */
-async function targetsOf(
-  clusters: ActiveClusters,
-  opts: CheckCommandOptions,
-  names?: [string, string | null],
-) {
-  const { probeTarget, clusterFlags } = await import("../active/fleet/target.ts");
-  const local = probeTarget({
-    side: "local",
-    name: names?.[0] ?? clusters.local.source.endpoint.context,
-    client: clusters.local.client,
-    exec: (ns, pod, c, cmd) => clusters.local.source.exec(ns, pod, c, cmd),
-    flags: clusterFlags("local", opts.kubeconfig, opts.context),
-  });
-  const r = clusters.remote;
-  const remote = r?.source && r.client
-    ? probeTarget({
-      side: "remote",
-      name: names?.[1] ?? r.source.endpoint.context,
-      client: r.client,
-      exec: (ns, pod, c, cmd) => r.source!.exec(ns, pod, c, cmd),
-      flags: clusterFlags("remote", opts.remoteKubeconfig, opts.remoteContext ?? undefined),
-    })
-    : null;
-  return { local, remote };
-}
-
 /** What one active run prints: passive + probes (`check --active`) or probes only (`probe`). */
 type Scope = "check" | "probe";
 
 /**
- * The passive run, then the probes over the same views and clients; prints the report. Returns
- * the exit code (130 after an interruption, once the cleanup is done and the report printed).
+ * The passive checks, then the active ones over the same views and clients, in one engine run;
+ * prints the report. Returns the exit code (130 after an interruption, 3 after `--timeout`, once
+ * the cleanup is done and the report printed).
+ *
+ * The session (active/session.ts) owns SIGINT/SIGTERM and --timeout once probe objects may exist:
+ * a first signal stops the probes and cleans up, a second exits 130 printing the cleanup command.
+ * The hard deadline leaves room for the cleanup budget on top of --timeout.
  */
 export async function runActiveReport(
   scope: Scope,
@@ -212,7 +155,7 @@ export async function runActiveReport(
   opts: CheckCommandOptions & ProbeFlags,
   invocation: Invocation,
   more: {
-    /** The passive checks (`--only`/`--skip`); default the whole catalog. */
+    /** The passive checks (`--only`/`--skip`); default all of them. */
     catalog?: Parameters<typeof diagnoseAndPrint>[3]["catalog"];
     /** PROBE-* IDs skipped by `--skip`: listed as `skip` (disabled), like skipped passive checks. */
     skipped?: readonly string[];
@@ -220,123 +163,65 @@ export async function runActiveReport(
     open?: (requestTimeoutMs: number) => Promise<ActiveClusters>;
   } = {},
 ): Promise<number> {
-  const { catalog } = more;
-  const open = more.open ?? ((ms: number) => openActiveClusters(opts, ms));
   const options: RunOptions = runOptionsFrom(opts);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   const hasRemote = Boolean(opts.remoteKubeconfig || opts.remoteContext);
   const requested = await activeOptionsFrom(opts, probes, hasRemote);
-  const skippedNames = PROBE_CHECKS.filter((c) => more.skipped?.includes(c.id)).map((c) => c.probe);
+  const skippedNames = PROBE_CHECKS.filter((c) => more.skipped?.includes(c.id)).map((c) => c.active.probe);
   const active = { ...requested, probes: requested.probes.filter((p) => !skippedNames.includes(p)) };
   if (active.probes.length === 0) throw new ToolError("every probe is skipped (--skip): nothing to probe");
-  const [{ runActive }, { cleanupCommand, clusterFlags }] = await Promise.all([
-    import("../active/session.ts"),
-    import("../active/fleet/target.ts"),
+  const [wiring, { openActiveClusters, closeActiveClusters }] = await Promise.all([
+    import("../diagnose/active.ts"),
+    import("../diagnose/open.ts"),
   ]);
+  const leftOut = (error: string, local: string) =>
+    console.error(`flyingfish: ${error} — probing from ${local} alone`);
+  const open = more.open ?? ((ms: number) => openActiveClusters(opts, ms, leftOut));
   // What to run to remove a kept or stuck run: every cluster this run may have written to.
-  const hint = cleanupCommand(active.runId, [
-    { flags: clusterFlags("local", opts.kubeconfig, opts.context) },
-    ...(hasRemote
-      ? [{ flags: clusterFlags("remote", opts.remoteKubeconfig ?? opts.kubeconfig, opts.remoteContext) }]
-      : []),
-  ]);
+  const hint = wiring.cleanupCommandFor(active.runId, opts, hasRemote);
   const started = Date.now();
-  let stoppedBy: string | null = null;
-  // The passive FAB-03 results the matrix failed (its active half): `probe` shows them too.
-  let activeHalf: CheckResult[] = [];
-  // The session owns SIGINT/SIGTERM and --timeout once probe objects may exist (active/session.ts:
-  // a first signal stops the probes and cleans up, a second exits 130 printing the cleanup
-  // command). The hard deadline leaves room for the cleanup budget on top of --timeout.
   const hardMs = Math.min(runTimeoutMs + active.cleanupTimeoutMs + 5_000, NO_TIMEOUT_MS);
-  const { RunStopped } = await import("../active/fleet/signals.ts");
-  const stopped = (err: unknown): string | null => {
-    // The session rethrows the stop when it came before any result (e.g. while the pods started).
-    const e = err instanceof RunStopped ? err : (err as { cause?: unknown })?.cause;
-    return e instanceof RunStopped ? e.by : null;
-  };
+  let phase: ActiveRun | null = null;
   const report = await withDeadline(hardMs, opts.timeout, async (onExpiry) => {
     const clusters = await open(requestTimeoutMs);
-    const close = async () => {
-      await clusters.local.source.close();
-      await clusters.remote?.source?.close();
-    };
+    const close = () => closeActiveClusters(clusters);
     onExpiry(close);
     try {
-      const after = async (view: AfterChecks) => {
-        const targets = await targetsOf(clusters, opts, [view.local.name, view.remote?.name ?? null]);
-        if (active.mode === "direct" && (!view.remote || !targets.remote)) {
-          return {
-            results: unknownProbes(
-              active.probes,
-              view.local.name,
-              `direct mode needs the remote cluster${
-                clusters.remote?.error ? ` (${clusters.remote.error})` : ""
-              }`,
-            ),
-            active: null,
-          };
-        }
-        const left = runTimeoutMs >= NO_TIMEOUT_MS
-          ? undefined
-          : Math.max(1, runTimeoutMs - (Date.now() - started));
-        const out = await runActive(
-          { side: "local", view: view.local, target: targets.local },
-          view.remote && targets.remote
-            ? { side: "remote", view: view.remote, target: targets.remote }
-            : null,
-          active,
-          {
-            signal: new AbortController().signal,
-            runTimeoutMs: left,
-            // console.error: on a terminal it first erases the passive run's progress line.
-            onProgress: opts.quiet ? undefined : (l: string) => console.error(`flyingfish: ${l}`),
-            write: (l: string) => console.error(`flyingfish: ${l}`),
-          },
-        );
-        stoppedBy = out.stoppedBy ?? null;
-        const fabric = await fabricActiveHalf(view, out.record);
-        activeHalf = fabric?.failedByActive ?? [];
-        return {
-          results: [...out.results, ...skippedProbes(more.skipped ?? [], view.local.name)],
-          active: out.record,
-          ...(fabric ? { passive: fabric.results } : {}),
-        };
-      };
-      const afterOrStop = async (view: AfterChecks) => {
-        try {
-          return await after(view);
-        } catch (err) {
-          const by = stopped(err);
-          if (by === null) throw err;
-          stoppedBy = by;
-          const why = by === "timeout" ? `--timeout ${opts.timeout} reached` : `interrupted by ${by}`;
-          return {
-            results: unknownProbes(
-              active.probes,
-              view.local.name,
-              `${why}; what it created was removed`,
-              true,
-            ),
-            active: null,
-          };
-        }
-      };
+      const run = await wiring.openActivePhase({
+        clusters,
+        flags: opts,
+        options: active,
+        timeoutLabel: `--timeout ${opts.timeout}`,
+        runTimeoutMs: () =>
+          runTimeoutMs >= NO_TIMEOUT_MS ? undefined : Math.max(1, runTimeoutMs - (Date.now() - started)),
+        // console.error: on a terminal it first erases the passive run's progress line.
+        onProgress: opts.quiet ? undefined : (l: string) => console.error(`flyingfish: ${l}`),
+        write: (l: string) => console.error(`flyingfish: ${l}`),
+      });
+      phase = run;
       const report = await diagnoseAndPrint(
         clusters.local.source,
         clusters.remote ? { source: clusters.remote.source, error: clusters.remote.error } : null,
         options,
         {
           ...opts,
-          catalog,
+          catalog: wiring.activeCatalog(more.catalog, active.probes, more.skipped),
           invocation,
-          extraReads: PROBE_CHECKS.filter((c) => active.probes.includes(c.probe)),
-          after: afterOrStop,
-          select: scope === "probe" ? (r: Report) => probeOnly(r, activeHalf) : undefined,
+          activePhase: run,
+          select: (r: Report) => {
+            // A tool error of the session (a refused pre-flight) is the run's error: nothing printed.
+            const error = run.error();
+            if (error) throw error;
+            return scope === "probe" ? wiring.probeOnly(r) : r;
+          },
         },
       );
       printCleanupHint(report, hint, opts.quiet === true);
       const d = report.diagnosis;
-      if (scope === "probe" && d && d.layer !== "probe" && !activeHalf.some(sameResult(d)) && !opts.quiet) {
+      const shown = report.results.some((r) =>
+        r.id === d?.id && r.cluster === d.cluster && r.peer === d.peer
+      );
+      if (scope === "probe" && d && d.layer !== "probe" && !shown && !opts.quiet) {
         // `probe` lists only PROBE results: say that the diagnosis is a passive check, and where it is.
         writeErr(
           `flyingfish: the diagnosis is a passive check (${d.id}): the probes ran on a peering already ` +
@@ -348,110 +233,14 @@ export async function runActiveReport(
       await close();
     }
   });
-  if (stoppedBy === "SIGINT" || stoppedBy === "SIGTERM") return 130;
+  const stoppedBy = (phase as ActiveRun | null)?.stoppedBy() ?? null;
   if (stoppedBy === "timeout") {
     writeErr(
       `flyingfish: the run did not finish within --timeout ${opts.timeout}: the probes were stopped and ` +
         `their objects removed (see the report); raise --timeout (0 = no limit)\n`,
     );
-    return 3;
   }
-  return report.exitCode;
-}
-
-/**
- * FAB-03's active half (active/fab03_active.ts): the passive FAB-03 of each end of the probed
- * peering amended in place by the matrix. Null when the matrix did not run.
- */
-async function fabricActiveHalf(
-  view: AfterChecks,
-  record: ActiveRunRecord | null,
-): Promise<Fab03Amendment | null> {
-  if (!record?.matrix) return null;
-  const { amendFab03 } = await import("../active/fab03_active.ts");
-  const ends: FabricEnd[] = [
-    { cluster: view.local.name, peer: record.peer, liqoNamespace: view.local.liqoNamespace ?? "liqo" },
-  ];
-  if (view.remote) {
-    // The remote's FAB-03 for this peering names the local cluster by its ID.
-    ends.push({
-      cluster: view.remote.name,
-      peer: view.local.clusterId ?? view.local.name,
-      liqoNamespace: view.remote.liqoNamespace ?? "liqo",
-    });
-  }
-  return amendFab03(view.results, record.matrix, ends);
-}
-
-/** Matches a result (or the diagnosis) by check, cluster and peer. */
-function sameResult(x: { id: string; cluster: string; peer: string | null }) {
-  return (r: { id: string; cluster: string; peer: string | null }) =>
-    r.id === x.id && r.cluster === x.cluster && r.peer === x.peer;
-}
-
-/** The probes `--skip` named, as `skip` results (disabled), so the report never looks complete when it is not. */
-function skippedProbes(ids: readonly string[], cluster: string): CheckResult[] {
-  return PROBE_CHECKS.filter((c) => ids.includes(c.id)).map((c) => ({
-    id: c.id,
-    title: c.title,
-    layer: c.layer,
-    status: "skip",
-    peer: null,
-    cluster,
-    summary: `skipped (--skip ${c.id})`,
-    evidence: [],
-    remediation: null,
-    blockedBy: null,
-    skipKind: "disabled",
-    durationMs: 0,
-  }));
-}
-
-/** Every selected probe `unknown` with the reason (no usable remote cluster in direct mode, a stop). */
-function unknownProbes(
-  probes: readonly ProbeName[],
-  cluster: string,
-  why: string,
-  stopped = false,
-): CheckResult[] {
-  return PROBE_CHECKS.filter((c) => probes.includes(c.probe)).map((c) => ({
-    id: c.id,
-    title: c.title,
-    layer: c.layer,
-    status: "unknown",
-    peer: null,
-    cluster,
-    summary: `not probed: ${why}`,
-    evidence: [],
-    remediation: stopped
-      ? null
-      : "# fix access to the remote cluster, or probe through Liqo with one kubeconfig:\n" +
-        "flyingfish probe --mode offload",
-    blockedBy: null,
-    skipKind: null,
-    durationMs: 0,
-  }));
-}
-
-/**
- * `probe`'s report: only the PROBE results — and `activeHalf`, the passive results the probes
- * failed (FAB-03 when the matrix shows a node's broken Geneve path: the probe's own finding, under
- * the check it speaks for). A passive result the probes merely confirmed or annotated stays out
- * (`check --active` shows it). The diagnosis stays the whole run's: when a passive check failed it
- * comes first (probes on a broken peering say little), and the exit code counts it.
- */
-export function probeOnly(
-  report: Report,
-  activeHalf: readonly { id: string; cluster: string; peer: string | null }[] = [],
-): Report {
-  const results = report.results.filter((r) =>
-    r.layer === "probe" || activeHalf.some((a) => sameResult(a)(r))
-  );
-  const summary = { pass: 0, warn: 0, fail: 0, skip: 0, unknown: 0, total: results.length };
-  for (const r of results) summary[r.status]++;
-  const passiveBroken = report.diagnosis !== null && report.diagnosis.layer !== "probe";
-  const exitCode = passiveBroken || summary.fail > 0 ? 2 : summary.warn + summary.unknown > 0 ? 1 : 0;
-  return { ...report, results, summary, exitCode: report.exitCode === 3 ? 3 : exitCode };
+  return (await import("../diagnose/active.ts")).activeExitCode(report, stoppedBy);
 }
 
 /** After the report: kept or stuck namespaces get the command that removes them (stderr). */
@@ -468,18 +257,24 @@ function printCleanupHint(report: Report, command: string, quiet: boolean): void
 async function runCleanup(opts: ProbeCommandOptions): Promise<number> {
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   const budgetMs = durationOption("--cleanup-timeout", opts.cleanupTimeout ?? DEFAULT_CLEANUP_TIMEOUT);
-  const [{ cleanupLeftovers }, { parseRunId }] = await Promise.all([
-    import("../active/fleet/cleanup.ts"),
-    import("../active/fleet/run_id.ts"),
-  ]);
+  const [{ cleanupLeftovers, parseRunId }, { openActiveClusters, closeActiveClusters }, { probeTargets }] =
+    await Promise.all([
+      import("../active/mod.ts"),
+      import("../diagnose/open.ts"),
+      import("../diagnose/active.ts"),
+    ]);
   if (opts.runId !== undefined && opts.all) {
     throw new ToolError("--cleanup takes --run-id ID or --all, not both");
   }
   const runId = opts.runId === undefined ? undefined : parseRunId(opts.runId);
   return await withSourcesDeadline(opts, runTimeoutMs, async () => {
-    const clusters = await openActiveClusters(opts, requestTimeoutMs);
+    const clusters = await openActiveClusters(
+      opts,
+      requestTimeoutMs,
+      (error, local) => console.error(`flyingfish: ${error} — probing from ${local} alone`),
+    );
     try {
-      const t = await targetsOf(clusters, opts);
+      const t = probeTargets(clusters, opts);
       const records = await cleanupLeftovers(t.remote ? [t.local, t.remote] : [t.local], {
         runId,
         all: opts.all === true,
@@ -488,8 +283,7 @@ async function runCleanup(opts: ProbeCommandOptions): Promise<number> {
       writeOut(cleanupText(records, opts.output));
       return records.some((r) => r.status === "stuck" || r.status === "failed") ? 1 : 0;
     } finally {
-      await clusters.local.source.close();
-      await clusters.remote?.source?.close();
+      await closeActiveClusters(clusters);
     }
   });
 }
@@ -538,7 +332,7 @@ export async function runCheckActive(opts: CheckCommandOptions): Promise<number>
 /** Runs `flyingfish probe`; returns the exit code. */
 export async function runProbeCommand(probes: string[], opts: ProbeCommandOptions): Promise<number> {
   if (opts.printImages) {
-    const { resolveImages, printImages } = await import("../active/fleet/images.ts");
+    const { resolveImages, printImages } = await import("../active/mod.ts");
     writeOut(printImages(resolveImages(opts.image ?? [], opts.imageRegistry)));
     return 0;
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ToolError } from "../errors.ts";
-import { cleanupText, modeFrom, probeOnly, resolveProbeNames } from "./probe_cmd.ts";
+import { cleanupText, modeFrom, resolveProbeNames } from "./probe_cmd.ts";
+import { probeOnly } from "../diagnose/active.ts";
 import { selectionFrom } from "./check.ts";
 import { allCatalogEntries, explanation } from "./catalog_cmd.ts";
 import { PROBE_CHECKS } from "../active/catalog.ts";
@@ -60,23 +61,30 @@ Deno.test("probe's report keeps the PROBE results; a passive diagnosis stays and
 Deno.test("probe's report also shows a FAB-03 its active half failed, and only that one", () => {
   const base = sampleReport();
   const probe: ReportResult = { ...base.results[0], id: "PROBE-MATRIX", layer: "probe", status: "fail" };
-  const fab = (cluster: string, status: ReportResult["status"]): ReportResult => ({
+  const fab = (cluster: string, status: ReportResult["status"], decidedBy?: string): ReportResult => ({
     ...base.results[0],
     id: "FAB-03",
     layer: "fabric",
     status,
     cluster,
     peer: cluster === "rome" ? "milan" : "rome",
+    ...(decidedBy ? { decidedBy } : {}),
   });
-  const report = { ...base, diagnosis: null, results: [fab("rome", "fail"), fab("milan", "pass"), probe] };
-  const r = probeOnly(report, [{ id: "FAB-03", cluster: "rome", peer: "milan" }]);
+  const report = {
+    ...base,
+    diagnosis: null,
+    results: [fab("rome", "fail", "PROBE-MATRIX"), fab("milan", "pass"), probe],
+  };
+  const r = probeOnly(report);
   assert.deepEqual(r.results.map((x) => `${x.id} ${x.cluster}`), [
     "FAB-03 rome",
     `PROBE-MATRIX ${probe.cluster}`,
   ]);
   assert.deepEqual(r.summary, { pass: 0, warn: 0, fail: 2, skip: 0, unknown: 0, total: 2 });
   assert.deepEqual(
-    probeOnly(report).results.map((x) => x.id),
+    probeOnly({ ...report, results: [fab("rome", "fail"), fab("milan", "pass"), probe] }).results.map((x) =>
+      x.id
+    ),
     ["PROBE-MATRIX"],
     "nothing failed by the probes",
   );
@@ -107,7 +115,7 @@ Deno.test("the catalog lists the probes as active; explain works for each", () =
     const text = explanation(c.id)!;
     assert.match(text, new RegExp(`^${c.id} — `));
     assert.match(text, /Reads\n[\s\S]*Decides\n[\s\S]*Fixes\n[\s\S]*blocked by:/);
-    assert.match(text, new RegExp(`flyingfish probe ${c.probe}`));
+    assert.match(text, new RegExp(`flyingfish probe ${c.active.probe}`));
   }
   assert.match(explanation("FAB-03")!, /PROBE-MATRIX/);
 });

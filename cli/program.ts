@@ -7,7 +7,7 @@ import { VERSION } from "../version.ts";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { errorDocumentText, formatToolError, requestedDocumentFormat } from "./errors.ts";
 import { envValue, writeOut } from "./output.ts";
-import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, REPORT_FORMATS } from "./defaults.ts";
+import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, REPORT_FORMATS, RUN_DEFAULTS } from "./defaults.ts";
 
 /** Output formats of `check` and `demo`. */
 const FORMATS = ["text", "json", "yaml", "markdown", "junit"] as const;
@@ -90,8 +90,16 @@ function withRunOptions<A extends unknown[], O extends OptionValues, G extends O
   cmd: Command<A, O, G>,
 ) {
   return withTimeoutOptions(cmd)
-    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
-    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option(
+      "--sample-interval <duration>",
+      "time between the two `wg show` samples (TUN-03)",
+      RUN_DEFAULTS.sampleInterval,
+    )
+    .option(
+      "--latency-threshold <duration>",
+      "TUN-05 warns above this tunnel latency",
+      RUN_DEFAULTS.latencyThreshold,
+    )
     .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
     .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen");
 }
@@ -117,8 +125,16 @@ function withProbeOptions<A extends unknown[], O extends OptionValues, G extends
     .option("--image-registry <mirror>", "pull the default images from this registry (path and digest kept)")
     .option("--print-images", "print the images the probes pull, pinned by digest, and exit")
     .option("--tolerate <key>", "also probe nodes tainted with this key (repeatable)", collectList)
-    .option("--probe-timeout <duration>", "bound of bringing the probe pods up, and of each probe", "60s")
-    .option("--cleanup-timeout <duration>", "the cleanup's own budget, on top of --timeout", "30s");
+    .option(
+      "--probe-timeout <duration>",
+      "bound of bringing the probe pods up, and of each probe",
+      RUN_DEFAULTS.probeTimeout,
+    )
+    .option(
+      "--cleanup-timeout <duration>",
+      "the cleanup's own budget, on top of --timeout",
+      RUN_DEFAULTS.cleanupTimeout,
+    );
 }
 
 /** Builds the command tree (exported for tests). */
@@ -240,7 +256,11 @@ export function buildProgram(): Command {
     // `-o` names a format everywhere: here it is refused with the flag to use instead.
     .addOption(new Option("-o, --output <value>").hideHelp())
     .option("--redact-ips", "pseudonymise IPv4 addresses (keyed, prefix-preserving; loopback kept)")
-    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s");
+    .option(
+      "--sample-interval <duration>",
+      "time between the two `wg show` samples (TUN-03)",
+      RUN_DEFAULTS.sampleInterval,
+    );
   withTimeoutOptions(collectWith)
     .option("-q, --quiet", "no progress and no summary line")
     .action(async (opts) => {
@@ -256,7 +276,7 @@ export function buildProgram(): Command {
   )
     .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
     .option("--listen <[host]:port>", "address to serve on (:9464 = every interface)", ":9464")
-    .option("--interval <duration>", "time between the starts of two rounds", "30s")
+    .option("--interval <duration>", "time between the starts of two rounds", RUN_DEFAULTS.roundInterval)
     .option(
       "--service-account-dir <dir>",
       "in-cluster credentials (default /var/run/secrets/kubernetes.io/serviceaccount)",
@@ -266,8 +286,16 @@ export function buildProgram(): Command {
       "bound of each API request and exec (0 = none)",
       DEFAULT_REQUEST_TIMEOUT,
     )
-    .option("--sample-interval <duration>", "time between the two `wg show` samples (TUN-03)", "3s")
-    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option(
+      "--sample-interval <duration>",
+      "time between the two `wg show` samples (TUN-03)",
+      RUN_DEFAULTS.sampleInterval,
+    )
+    .option(
+      "--latency-threshold <duration>",
+      "TUN-05 warns above this tunnel latency",
+      RUN_DEFAULTS.latencyThreshold,
+    )
     .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
     .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen");
   serve.action(async (opts) => {
@@ -282,7 +310,7 @@ export function buildProgram(): Command {
     "check",
   )
     .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
-    .option("--interval <duration>", "time between the starts of two rounds", "30s")
+    .option("--interval <duration>", "time between the starts of two rounds", RUN_DEFAULTS.roundInterval)
     .addOption(
       formatOption(["text", "jsonl"] as const, (v) => `To save it, redirect it: -o jsonl > ${v}`).default(
         "text" as const,
@@ -306,9 +334,13 @@ export function buildProgram(): Command {
     .option(
       "--sample-interval <duration>",
       "time between the two `wg show` samples (TUN-03), within --interval",
-      "3s",
+      RUN_DEFAULTS.sampleInterval,
     )
-    .option("--latency-threshold <duration>", "TUN-05 warns above this tunnel latency", "200ms")
+    .option(
+      "--latency-threshold <duration>",
+      "TUN-05 warns above this tunnel latency",
+      RUN_DEFAULTS.latencyThreshold,
+    )
     .option("--no-network-probes", "send nothing from this host (GW-05 UDP probe, API-01 TLS dial)")
     .option("--udp-precise", "GW-05 through a libc socket (needs --allow-ffi) so ICMP refusals are seen")
     .option("--no-color", "no ANSI colours (also NO_COLOR)")

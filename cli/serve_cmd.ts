@@ -22,7 +22,7 @@ import { ServeState } from "../serve/state.ts";
 import { durationOption, runOptionsFrom } from "./check.ts";
 import { envValue, writeErr } from "./output.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT } from "./defaults.ts";
-import { openRemote } from "./remote.ts";
+import { openRemote } from "../diagnose/open.ts";
 
 /** Options of `flyingfish serve`, as parsed by commander. */
 export interface ServeCommandOptions {

@@ -14,7 +14,7 @@ import type { EndReason, WatchEvent } from "../report/watch_model.ts";
 import { durationOption, runOptionsFrom, timeoutsFrom } from "./check.ts";
 import { stdoutIsTty, useColor, writeErr, writeOut } from "./output.ts";
 import { DEFAULT_REQUEST_TIMEOUT } from "./defaults.ts";
-import { openRemote } from "./remote.ts";
+import { openRemote } from "../diagnose/open.ts";
 
 /** Options of the watch command, as parsed by commander. */
 export interface WatchCommandOptions {

@@ -7,8 +7,8 @@ import { liqoVersionOf } from "../liqo/lookups.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
-import { CATALOG } from "../checks/catalog.ts";
-import { diagnose, type EngineInput, runEngine } from "../checks/engine.ts";
+import { PASSIVE_CHECKS } from "../checks/catalog.ts";
+import { type EngineInput, runEngine } from "../checks/engine.ts";
 import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { KindId } from "../kube/kinds.ts";
@@ -19,8 +19,8 @@ import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
 import { assembleReport } from "../report/assemble.ts";
 import type { Invocation } from "../report/invocation.ts";
-import type { ActiveRunRecord } from "../report/active.ts";
-import { type DeclaresReads, peersOf, planFor, ViewLoader, viewOf } from "./views.ts";
+import type { ActiveRun } from "../active/mod.ts";
+import { peersOf, planFor, ViewLoader, viewOf } from "./views.ts";
 import { pairPeers } from "./pairing.ts";
 import { warmWireguard } from "./warmup.ts";
 
@@ -37,6 +37,7 @@ export interface DiagnosisRequest {
   options: RunOptions;
   /** Builds the probe hub once the sources are known. */
   probes: (sources: Map<string, ClusterSource>) => ProbeHub;
+  /** The checks to run (default: the passive ones); active checks run only with {@link active}. */
   catalog?: readonly CheckDef[];
   onResult?: (r: CheckResult) => void;
   onStart?: EngineInput["onStart"];
@@ -45,37 +46,11 @@ export interface DiagnosisRequest {
   /** A line for the user while the run goes on (e.g. the remote cluster is left out, and why). */
   onNotice?: (line: string) => void;
   signal?: AbortSignal;
-  /** Also read what these declare (the active probes plan their fleet from the inventory). */
-  extraReads?: readonly DeclaresReads[];
   /**
-   * After the passive checks, over the same views: more results (the active probes, appended in
-   * layer order) and the report's `active` block; the summary, diagnosis and exit code count them.
+   * The active phase of an active run (diagnose/active.ts opens it): the catalog's active checks read
+   * their outcomes from it, and the report's `active` block is its record.
    */
-  after?: (run: AfterChecks) => Promise<AfterResults>;
-}
-
-/** What {@link DiagnosisRequest.after} adds to the report. */
-export interface AfterResults {
-  /** Results appended after the passive ones (the PROBE-* results). */
-  results: CheckResult[];
-  /** The report's `active` block. */
-  active: ActiveRunRecord | null;
-  /**
-   * The passive results as the active half amends them (FAB-03 from the matrix): the same results in
-   * the same order, some replaced in place — never one added. Absent: the passive results stand.
-   */
-  passive?: CheckResult[];
-}
-
-/** What {@link DiagnosisRequest.after} sees: the views the passive checks judged, and their verdict. */
-export interface AfterChecks {
-  local: ClusterView;
-  /** Dual mode: the remote view (null when it is left out). */
-  remote: ClusterView | null;
-  /** The local cluster's peers (narrowed by `--peer`). */
-  localPeers: readonly PeerView[];
-  /** The passive results. */
-  results: readonly CheckResult[];
+  active?: ActiveRun;
 }
 
 /**
@@ -97,8 +72,8 @@ const WARMUP_READS: readonly (readonly [KindId, ReadScope])[] = [
  */
 export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   const started = performance.now();
-  const catalog = req.catalog ?? CATALOG;
-  const plan = planFor([...catalog, ...(req.extraReads ?? [])]);
+  const catalog = req.catalog ?? PASSIVE_CHECKS;
+  const plan = planFor(req.active ? catalog : catalog.filter((c) => !c.active));
   const remoteSource = req.remote?.source ?? null;
   const localLoad = new ViewLoader(req.local, plan, WARMUP_READS);
   const localVersion = req.local.probeReachable?.() ?? Promise.resolve(null);
@@ -174,15 +149,9 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     onResult: req.onResult,
     onStart: req.onStart,
     signal: req.signal,
+    active: req.active ?? null,
   });
-
-  // The active probes run over the same views (and clients), after the passive verdict.
-  const extra = req.after ? await req.after({ local, remote, localPeers, results: engine.results }) : null;
-  // The active half may amend passive results in place (FAB-03 from the matrix): the diagnosis and
-  // the exit code are recomputed over them.
-  const results = extra ? [...(extra.passive ?? engine.results), ...extra.results] : engine.results;
-  const diagnosis = extra ? diagnose(results, catalog) : engine.diagnosis;
-  const exitCode = extra ? exitCodeOf(results) : engine.exitCode;
+  const { results, diagnosis, exitCode } = engine;
 
   const views = remote ? [local, remote] : [local];
   const clusters: ClusterInfo[] = views.map((v, i) => ({
@@ -243,14 +212,8 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     peering: peering.value,
     cheatSheet: cheatSheet.value,
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
-    ...(extra ? { active: extra.active } : {}),
+    ...(req.active ? { active: req.active.record() } : {}),
   }, req.invocation ?? null);
-}
-
-/** 2 on a failure, 1 on a warning or unknown, else 0 (the engine's rule). */
-function exitCodeOf(results: readonly CheckResult[]): 0 | 1 | 2 {
-  if (results.some((r) => r.status === "fail")) return 2;
-  return results.some((r) => r.status === "warn" || r.status === "unknown") ? 1 : 0;
 }
 
 function peerInfo(view: ClusterView, p: PeerView): PeerInfo {

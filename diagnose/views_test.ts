@@ -52,7 +52,7 @@ Deno.test("ForeignClusters forbidden: peers come from the remote-cluster-id labe
 });
 
 Deno.test("read plan: every check that reads pods or configmaps says where; a kind read everywhere needs no narrower request", async () => {
-  const { CATALOG } = await import("../checks/catalog.ts");
+  const { PASSIVE_CHECKS: CATALOG } = await import("../checks/catalog.ts");
   const { planFor } = await import("./views.ts");
   for (const c of CATALOG) {
     for (const k of ["pods", "configmaps"] as const) {

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { type CheckResult, LAYERS, type SkipKind, type Status, STATUSES } from "../checks/types.ts";
-import type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
+import type { AlsoFailing, Diagnosis } from "../checks/diagnosis.ts";
 import { type Invocation, InvocationSchema } from "./invocation.ts";
 import { type RemediationStep, RemediationStepSchema } from "./remediation.ts";
 import { type ActiveRunRecord, ActiveRunRecordSchema } from "./active.ts";
@@ -17,7 +17,7 @@ export { CELL_LEGEND, CELL_MARKS, cellState, cellText, cleanupCommandOf, created
 
 // The renderers see only this module: the check vocabulary they print comes through here.
 export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.ts";
-export type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
+export type { AlsoFailing, Diagnosis } from "../checks/diagnosis.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
 export type { Invocation } from "./invocation.ts";
 export type { RemediationStep } from "./remediation.ts";

@@ -36,7 +36,7 @@ import { PrometheusRule } from "npm:@kubernetes-models/prometheus-operator@6.0.0
 // deno-lint-ignore no-import-prefix -- the Prometheus project's PromQL grammar, test-only
 import { parser as promql } from "npm:@prometheus-io/lezer-promql@0.315.0";
 import { METRIC_LABELS, METRIC_NAMES, type MetricName } from "../serve/metrics.ts";
-import { CATALOG } from "../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../checks/catalog.ts";
 import { LAYERS } from "../checks/types.ts";
 
 /** A model class: constructed from an object, `validate()` throws on what the schema refuses. */

@@ -9,6 +9,7 @@
  * CNI, not Liqo; a node red in its control grid too is read as its own pod network, not the fabric.
  */
 import type { Outcome, Status } from "../../checks/types.ts";
+import type { GenevePathReading, NodePathVerdict } from "../../checks/facts.ts";
 import type { ActiveMatrix, MatrixCell, MatrixGrid, Side } from "../model.ts";
 
 /** The reading rules, printed with the matrix. */
@@ -445,4 +446,85 @@ function cutOffBothWays(
     }
   });
   return out;
+}
+
+/** Nodes of `cluster` red in its own control grid (rows, columns, or all of it), as the judge reads it. */
+function controlRed(
+  grids: readonly MatrixGrid[],
+  cluster: string,
+): { red: Set<string>; measured: Set<string> } {
+  const red = new Set<string>();
+  const measured = new Set<string>();
+  for (const g of grids.filter((g) => g.control && g.fromCluster === cluster)) {
+    const p = gridPattern(g);
+    g.rows.forEach((n) => measured.add(n));
+    for (const n of [...p.redRows, ...p.redCols]) red.add(n);
+    if (p.allRed) g.rows.forEach((n) => red.add(n));
+  }
+  return { red, measured };
+}
+
+function cellsOf(g: MatrixGrid, r: number): MatrixCell[] {
+  return g.cols.map((_, c) => g.cells[r]?.[c] ?? { tcp: "unknown", udp: "unknown", detail: "not measured" });
+}
+
+/**
+ * The matrix read for one end of the probed peering (FAB-03's active half): every row of the
+ * cluster's outgoing cross grids, each node's verdict by the reading rules — a row red while the
+ * node is green in its own control grid is its Geneve path to the gateway; red there too is its CNI;
+ * everything red is the tunnel or a gateway, not one node.
+ */
+export function genevePathReading(
+  matrix: ActiveMatrix,
+  end: { cluster: string; peer: string },
+): GenevePathReading {
+  const out = matrix.grids.filter((g) =>
+    !g.control && g.fromCluster === end.cluster && g.toCluster !== end.cluster
+  );
+  const back = matrix.grids.filter((g) =>
+    !g.control && g.toCluster === end.cluster && g.fromCluster !== end.cluster
+  );
+  const control = controlRed(matrix.grids, end.cluster);
+  const redColsBack = new Map(back.map((g) => [g, gridPattern(g).redCols]));
+  const nodes: NodePathVerdict[] = [];
+  let allRed = false;
+  for (const g of out) {
+    const p = gridPattern(g);
+    // Everything red is the tunnel or a gateway (the judge's reading), not one node's Geneve path.
+    if (p.allRed) {
+      allRed = true;
+      continue;
+    }
+    g.rows.forEach((node, r) => {
+      const cells = cellsOf(g, r);
+      if (p.redRows.includes(node)) {
+        if (control.red.has(node)) {
+          nodes.push({ kind: "cni", node, grid: g.title });
+          return;
+        }
+        const both = back.find((b) => redColsBack.get(b)!.includes(node));
+        nodes.push({
+          kind: "broken",
+          node,
+          cells: cells.length,
+          grid: g.title,
+          bothWays: both?.title ?? null,
+          control: control.measured.has(node),
+        });
+        return;
+      }
+      const ok = cells.filter((c) => !cellRed(c) && !cellFlaky(c) && !cellUnknown(c)).length;
+      const flaky = cells.filter(cellFlaky).length;
+      if (ok + flaky > 0) nodes.push({ kind: "reached", node, flakyOnly: ok === 0 });
+      else nodes.push({ kind: "unconfirmed", node, grid: g.title, anyRed: cells.some(cellRed) });
+    });
+  }
+  return {
+    cluster: end.cluster,
+    peer: end.peer,
+    peerName: out[0]?.toCluster ?? end.peer,
+    allRed,
+    grids: out.length,
+    nodes,
+  };
 }

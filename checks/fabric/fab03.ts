@@ -1,7 +1,8 @@
 /**
  * FAB-03: NetworkPolicies selecting the gateway pod admit Geneve (UDP 6091) from every node
  * address, so the nodes' overlay tunnels reach the gateway (passive: policies are evaluated, not probed).
- * Its active half (active/fab03_active.ts) amends this result from the PROBE-MATRIX grids.
+ * Its active half takes PROBE-MATRIX as an input (an active run): the matrix's reading of each node's
+ * Geneve path amends the passive outcome (_fab03_active.ts).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -13,6 +14,7 @@ import {
   isVirtualNode,
 } from "../../liqo/lookups.ts";
 import { describePolicy, ingressPoliciesFor, policiesAdmit } from "../../liqo/policies.ts";
+import { amendFab03, MATRIX_ID } from "./_fab03_active.ts";
 
 const GENEVE_PORT = 6091;
 
@@ -33,6 +35,15 @@ function nodeSources(inv: Objects): string[] {
 }
 
 function run(ctx: CheckContext): Outcome {
+  const passive = runPassive(ctx);
+  // The active half: what the matrix saw of this end of the probed peering (none: not probed).
+  const reading = ctx.input(MATRIX_ID)?.facts.genevePaths?.find((r) =>
+    r.cluster === ctx.cluster.name && r.peer === ctx.peer!.clusterId
+  );
+  return reading ? amendFab03(passive, reading, ctx.cluster.liqoNamespace ?? "liqo") : passive;
+}
+
+function runPassive(ctx: CheckContext): Outcome {
   const peerId = ctx.peer!.clusterId;
   const inv = ctx.cluster.inv;
   const gw: GatewayRef | null = gatewayOf(inv, peerId);
@@ -85,6 +96,7 @@ export const FAB_03: CheckDef = {
   reads: ["networkpolicies", "pods", "internalnodes", "nodes"],
   readsIn: { pods: ["gateways"] },
   optionalReads: ["gatewayservers", "gatewayclients"],
+  inputs: [MATRIX_ID],
   explain: {
     reads:
       "Passive half: NetworkPolicies selecting the gateway pod (policyTypes Ingress), the Geneve sources " +

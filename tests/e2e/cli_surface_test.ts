@@ -11,7 +11,7 @@ import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 import { runCollectCommand } from "../../cli/collect.ts";
 import { errorDocumentText } from "../../cli/errors.ts";
 import { ErrorDocumentSchema } from "../../report/error_doc.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { sampleReport } from "../../report/fixture.ts";
 import { parse as parseYaml } from "yaml";
 

@@ -11,7 +11,7 @@ import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { resolveScope } from "../../liqo/scopes.ts";
 import { Objects } from "../../liqo/views/mod.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { planFor } from "../../diagnose/views.ts";
 import { runScenario } from "./harness.ts";
 

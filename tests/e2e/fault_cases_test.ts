@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { FaultAction, FaultRule } from "../../demo/fakekube/faults.ts";
 import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { kindsFor } from "../../diagnose/views.ts";
 import { DEFAULT_RETRY } from "../../kube/http.ts";
 import type { KindId } from "../../kube/kinds.ts";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { FaultAction } from "../../demo/fakekube/faults.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { kindsFor } from "../../diagnose/views.ts";
 import type { KindId } from "../../kube/kinds.ts";
 import { diagnoseInProcess, faultProblems, listPattern, openLiveScenario, Replay } from "./fault_support.ts";

@@ -16,7 +16,7 @@ import { createLiveSource, type LiveClusterSource } from "../../kube/live/source
 import type { ClusterSource, DiscoveryOutcome, ListOutcome } from "../../kube/source.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import { createProbeHub } from "../../probes/live_hub.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import type { CheckDef, RunOptions } from "../../checks/types.ts";
 import type { ReportResult as CheckResult } from "../../report/model.ts";
 import { remediationText } from "../../report/remediation.ts";

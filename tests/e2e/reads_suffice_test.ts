@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
 import { createProbeHub } from "../../probes/live_hub.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import type { CheckDef } from "../../checks/types.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import type { Report } from "../../report/model.ts";

@@ -15,7 +15,7 @@ import { listScenarios, loadScenario, type Scenario, serveScenario } from "../..
 import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { assertSameDiagnosis, checkArgs, opts, type Report, withTmp } from "./snapshot_matrix.ts";
 import { gunzip, jsonBytes, layout, packBundle, readManifest, unpackBundle } from "../../kube/bundle.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 
 /** Offline runs get read access only: no network, no env, no cluster. */
 const OFFLINE_PERMISSIONS = ["--allow-read"];

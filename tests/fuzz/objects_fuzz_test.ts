@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import { Inventory } from "../../kube/inventory.ts";
 import { type KindId, KINDS } from "../../kube/kinds.ts";

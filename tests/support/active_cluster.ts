@@ -3,7 +3,7 @@
  * exec and writer over its kubeconfig, and the view a full passive plan reads.
  */
 import type { ActiveCluster } from "../../active/context.ts";
-import { CATALOG } from "../../checks/catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { PROBE_CHECKS } from "../../active/catalog.ts";
 import { loadView, planFor } from "../../diagnose/views.ts";
 import { openKubeClient } from "../../kube/live/client.ts";

@@ -12,6 +12,7 @@ import type {
   CheckContext,
   CheckDef,
   ClusterView,
+  InputResult,
   Outcome,
   PeerView,
   RunOptions,
@@ -136,6 +137,8 @@ export function contextOf(
     remotePeer?: PeerView | null;
     probes?: ProbeHub;
     options?: Partial<RunOptions>;
+    /** Results of input checks, by ID (see CheckDef.inputs). */
+    inputs?: Readonly<Record<string, InputResult>>;
   } = {},
 ): CheckContext {
   return {
@@ -146,6 +149,8 @@ export function contextOf(
     probes: opts.probes ?? scriptedProbes(),
     options: { ...TEST_OPTIONS, ...opts.options },
     signal: new AbortController().signal,
+    active: null,
+    input: (id) => opts.inputs?.[id] ?? null,
   };
 }
 

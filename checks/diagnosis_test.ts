@@ -4,9 +4,10 @@
  * link seen from the other end, not downstream of the same per-peer link).
  */
 import assert from "node:assert/strict";
-import { diagnose, runEngine } from "./engine.ts";
+import { runEngine } from "./engine.ts";
+import { diagnosisOf as diagnose } from "./diagnosis.ts";
 import type { CheckDef, CheckResult, Layer, Outcome } from "./types.ts";
-import { CATALOG } from "./catalog.ts";
+import { PASSIVE_CHECKS as CATALOG } from "./catalog.ts";
 import { inventoryOf, scriptedProbes, TEST_OPTIONS, viewOf } from "../tests/support/fixtures.ts";
 
 const ROME = "rome-4b2a9e", MILAN = "milan-8d1f03", PARIS = "paris-5c3e71";

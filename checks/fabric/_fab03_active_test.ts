@@ -1,7 +1,45 @@
+/**
+ * FAB-03's active half: PROBE-MATRIX's reading of each end of the probed peering
+ * (active/matrix/judge.ts genevePathReading) amends FAB-03's passive outcome
+ * (checks/fabric/_fab03_active.ts), and FAB-03 finds its own end's reading among its input's facts.
+ */
 import assert from "node:assert/strict";
-import { activeFab03, amendFab03, type FabricEnd } from "./fab03_active.ts";
-import type { CheckResult } from "../checks/types.ts";
-import type { ActiveMatrix, MatrixCell, MatrixGrid } from "./model.ts";
+import type { CheckResult, Outcome } from "../types.ts";
+import type { ActiveMatrix, MatrixCell, MatrixGrid } from "../../active/model.ts";
+import { genevePathReading } from "../../active/matrix/judge.ts";
+import { amendFab03 } from "./_fab03_active.ts";
+import { FAB_03 } from "./fab03.ts";
+import { baseObjects, contextOf, inventoryOf, peersOf, viewOf } from "../../tests/support/fixtures.ts";
+
+/** One end of the probed peering, as FAB-03 on that cluster sees it. */
+interface FabricEnd {
+  cluster: string;
+  peer: string;
+  liqoNamespace: string;
+}
+
+/** FAB-03's result on `end` amended by the matrix, as the engine would report it. */
+function activeFab03(result: CheckResult, matrix: ActiveMatrix, end: FabricEnd) {
+  const passive: Outcome = {
+    status: result.status,
+    summary: result.summary,
+    evidence: result.evidence,
+    ...(result.remediation ? { remediation: result.remediation } : {}),
+  };
+  const o = amendFab03(passive, genevePathReading(matrix, end), end.liqoNamespace);
+  if (o === passive) return { result, failedByActive: false };
+  return {
+    result: {
+      ...result,
+      status: o.status,
+      summary: o.summary,
+      evidence: o.evidence ?? [],
+      remediation: o.remediation ?? null,
+      skipKind: o.status === "skip" ? result.skipKind : null,
+    },
+    failedByActive: o.decidedBy === "PROBE-MATRIX",
+  };
+}
 
 const OK: MatrixCell = { tcp: "ok", udp: "ok", detail: "" };
 const RED: MatrixCell = { tcp: "fail", udp: "fail", detail: "TCP TIMEOUT; UDP no answer" };
@@ -210,37 +248,25 @@ Deno.test("FAB-03 active: offload mode — rows are local nodes, columns offload
   assert.equal(activeFab03(milan, offload(() => OK), MILAN).result, milan);
 });
 
-Deno.test("FAB-03 active: amended in place — one FAB-03 per cluster and peer, others untouched", () => {
-  const other = { ...fab03(), id: "FAB-02", title: "wiring" };
-  const romeFab = fab03();
-  const milanFab = fab03({ cluster: "milan", peer: "rome" });
-  const otherPeer = fab03({ peer: "paris" });
-  const skipped = fab03({
-    cluster: "milan",
-    peer: "rome",
-    status: "skip",
-    skipKind: "disabled",
-    summary: "skipped",
-  });
-  const m = direct(() => OK, (r) => r === 1 ? RED : OK);
-  const a = amendFab03([other, romeFab, otherPeer, milanFab], m, [ROME, MILAN]);
-  assert.deepEqual(a.results.map((r) => `${r.id} ${r.cluster}→${r.peer} ${r.status}`), [
-    "FAB-02 rome→milan pass",
-    "FAB-03 rome→milan pass",
-    "FAB-03 rome→paris pass",
-    "FAB-03 milan→rome fail",
-  ]);
-  assert.equal(a.results[0], other);
-  assert.equal(a.results[2], otherPeer, "another peer's FAB-03 is not this matrix's");
-  assert.deepEqual(a.results[1].evidence, [EVERY]);
-  assert.match(a.results[3].summary, /from milan-w2 nothing reaches rome/);
-  assert.match(
-    a.results[3].remediation!,
-    /kubectl -n liqo-system get pods -l app.kubernetes.io\/name=fabric/,
+Deno.test("FAB-03 takes PROBE-MATRIX as an input: its own end's reading amends it, another peer's never", async () => {
+  const view = viewOf(inventoryOf(await baseObjects("rome")));
+  const peer = peersOf(view)[0];
+  const local = { cluster: view.name, peer: peer.clusterId, liqoNamespace: "liqo" };
+  const m: ActiveMatrix = matrix(
+    grid(view.name, "milan", R, M, (r) => r === 1 ? RED : OK),
+    grid(view.name, view.name, R, R),
   );
-  assert.deepEqual(a.failedByActive, [a.results[3]]);
-  // A FAB-03 that did not run (--skip FAB-03, no gateway) stays as it is.
-  const s = amendFab03([skipped], m, [MILAN]);
-  assert.equal(s.results[0], skipped);
-  assert.deepEqual(s.failedByActive, []);
+  const facts = (peerId: string) => ({ genevePaths: [genevePathReading(m, { ...local, peer: peerId })] });
+  const input = (peerId: string) => ({
+    "PROBE-MATRIX": { result: fab03({ id: "PROBE-MATRIX" }), facts: facts(peerId) },
+  });
+  assert.deepEqual(FAB_03.inputs, ["PROBE-MATRIX"]);
+  const amended = await FAB_03.run(contextOf(view, { peer, inputs: input(peer.clusterId) }));
+  assert.equal(amended.status, "fail");
+  assert.equal(amended.decidedBy, "PROBE-MATRIX");
+  assert.match(amended.summary, /from rome-w2 nothing reaches milan/);
+  const passive = await FAB_03.run(contextOf(view, { peer }));
+  const otherPeer = await FAB_03.run(contextOf(view, { peer, inputs: input("paris") }));
+  assert.deepEqual(otherPeer, passive, "another peer's reading is not this FAB-03's");
+  assert.equal(passive.decidedBy, undefined);
 });

@@ -1,0 +1,72 @@
+/**
+ * The active wing's only door: everything outside `active/` imports this module and nothing else of
+ * the wing (tests/architecture_test.ts keeps it so). It also holds the ONE catalog — the passive
+ * checks and the active ones — because this is the lowest floor that sees both.
+ *
+ * What a passive command needs (the catalog, the record types) loads with this module; what only an
+ * active run needs (the session, the fleet, cleanup) is imported when it is first called, so
+ * `flyingfish check` and `--help` stay light.
+ */
+import { dependentsIn, findCheckIn, PASSIVE_CHECKS } from "../checks/catalog.ts";
+import type { CheckDef } from "../checks/types.ts";
+import { PROBE_CHECKS, type ProbeCheckDef } from "./catalog.ts";
+import type { ActivePhaseInput, ActiveRun } from "./phase.ts";
+import type { CleanupRecord } from "./model.ts";
+import type { ProbeTarget } from "./fleet/target.ts";
+
+export { PROBE_CHECKS, type ProbeCheckDef } from "./catalog.ts";
+export {
+  type ActiveMatrix,
+  type ActiveRunRecord,
+  type CleanupRecord,
+  type CreatedObject,
+  type ExcludedNode,
+  type MatrixCell,
+  type MatrixGrid,
+  PROBE_NAMES,
+  type ProbeMode,
+  type ProbeName,
+} from "./model.ts";
+export type { ActiveOptions } from "./context.ts";
+export type { ActivePhaseInput, ActiveRun } from "./phase.ts";
+export type { ProbeTarget } from "./fleet/target.ts";
+export type { StopCause } from "./fleet/signals.ts";
+export { cleanupCommand, clusterFlags, probeTarget } from "./fleet/target.ts";
+export { newRunId, parseRunId } from "./fleet/run_id.ts";
+export { printImages, resolveImages } from "./fleet/images.ts";
+
+/** Every check FlyingFish knows, passive and active, in layer order. */
+export const CATALOG: readonly CheckDef[] = [...PASSIVE_CHECKS, ...PROBE_CHECKS];
+
+/** A check of the one catalog by ID (case-insensitive), if it exists. */
+export function findCheck(id: string): CheckDef | undefined {
+  return findCheckIn(CATALOG, id);
+}
+
+/** IDs of the checks that need the given one (what its failure blocks). */
+export function dependentsOf(id: string): string[] {
+  return dependentsIn(CATALOG, id);
+}
+
+/** The active check of a PROBE-* ID (exact), if it is one. */
+export function findProbeCheck(id: string): ProbeCheckDef | undefined {
+  return PROBE_CHECKS.find((c) => c.id === id);
+}
+
+/** Opens the active phase of a run (active/phase.ts); nothing is created before a probe runs. */
+export async function createActivePhase(input: ActivePhaseInput): Promise<ActiveRun> {
+  const { createActivePhase } = await import("./phase.ts");
+  return createActivePhase(input);
+}
+
+/**
+ * Removes what earlier runs left (`flyingfish probe --cleanup`): the run namespaces labelled for
+ * `runId`, or every FlyingFish namespace with `all`, on every target.
+ */
+export async function cleanupLeftovers(
+  targets: readonly ProbeTarget[],
+  opts: { runId?: string; all: boolean; budgetMs: number },
+): Promise<CleanupRecord[]> {
+  const { cleanupLeftovers } = await import("./fleet/cleanup.ts");
+  return await cleanupLeftovers(targets, opts);
+}

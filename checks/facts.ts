@@ -1,0 +1,50 @@
+/**
+ * Facts one check hands on to another beside its result: a check that declares another as an input
+ * (`CheckDef.inputs`) reads them through `CheckContext.input`. Typed here, at the checks' floor, so
+ * that the producer (an active probe's judge) and the consumer (a passive check) share one contract
+ * without either importing the other.
+ */
+
+/** What the reachability matrix says of one node's Geneve path to its gateway. */
+export type NodePathVerdict =
+  /** Its row is red while its own cluster's control grid is not: its Geneve path to the gateway. */
+  | {
+    kind: "broken";
+    node: string;
+    /** Cells of its row (all failed). */
+    cells: number;
+    /** Title of the grid the row is in. */
+    grid: string;
+    /** Title of the grid back that is red for it too (red both ways), or null. */
+    bothWays: string | null;
+    /** Whether a control grid measured the node (green there). */
+    control: boolean;
+  }
+  /** Its row is red, and so is it in its own cluster's control grid: its CNI, not the Geneve path. */
+  | { kind: "cni"; node: string; grid: string }
+  /** At least one cell answered: its Geneve path carried traffic (flakyOnly: only on the retry). */
+  | { kind: "reached"; node: string; flakyOnly: boolean }
+  /** No cell answered and the row is not all red (not measured, or red mixed with unmeasured). */
+  | { kind: "unconfirmed"; node: string; grid: string; anyRed: boolean };
+
+/** The matrix read for one end of the probed peering: does each node's Geneve path carry traffic? */
+export interface GenevePathReading {
+  /** The cluster's report name (a result's `cluster`). */
+  cluster: string;
+  /** The other end's cluster ID as this cluster's results name it (a per-peer result's `peer`). */
+  peer: string;
+  /** The other end's report name (the grids' `toCluster`). */
+  peerName: string;
+  /** Every outgoing cross grid of the cluster is red: the tunnel or a gateway, not one node. */
+  allRed: boolean;
+  /** Outgoing cross grids measured (0: the matrix says nothing of this end). */
+  grids: number;
+  /** One verdict per probed node of the cluster. */
+  nodes: NodePathVerdict[];
+}
+
+/** Facts a check may hand on, by kind. */
+export interface CheckFacts {
+  /** PROBE-MATRIX: each end's nodes and their Geneve paths (FAB-03's active half). */
+  genevePaths?: readonly GenevePathReading[];
+}
