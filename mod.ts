@@ -61,8 +61,8 @@ export type {
   ProbeMode,
   ProbeName,
   Side,
-} from "./active/model.ts";
-export { PROBE_NAMES } from "./active/model.ts";
+} from "./active/mod.ts";
+export { PROBE_NAMES } from "./active/mod.ts";
 export { VERSION } from "./version.ts";
 
 /** What {@link diagnose} looks at and how; every field is optional, like the flags of `flyingfish check`. */

@@ -18,6 +18,7 @@ export { PROBE_CHECKS, type ProbeCheckDef } from "./catalog.ts";
 export {
   type ActiveMatrix,
   type ActiveRunRecord,
+  type CellState,
   type CleanupRecord,
   type CreatedObject,
   type ExcludedNode,
@@ -26,6 +27,7 @@ export {
   PROBE_NAMES,
   type ProbeMode,
   type ProbeName,
+  type Side,
 } from "./model.ts";
 export type { ActiveOptions } from "./context.ts";
 export type { ActivePhaseInput, ActiveRun } from "./phase.ts";

@@ -46,7 +46,7 @@ import { runMatrix } from "./matrix/measure.ts";
 import { runMtu } from "./mtu/measure.ts";
 import { placeOffloadedPods, remoteNamespaceOf } from "./offload.ts";
 import { checkModeAndRemote, choosePeer, planRun } from "./plan.ts";
-import { runService } from "./service/_session.ts";
+import { runService } from "./service/measure.ts";
 import { runTrace } from "./trace/measure.ts";
 import { runUdp } from "./udp/measure.ts";
 

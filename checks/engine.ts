@@ -371,7 +371,7 @@ async function runInstance(
     peer: inst.peer,
     remote: inst.remote,
     remotePeer: inst.remotePeer,
-    probes: input.probes,
+    probes: declaredHub(input.probes, inst.def),
     options: input.options,
     signal,
     active: input.active ?? null,
@@ -411,6 +411,25 @@ async function runInstance(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The probe hub as one check may use it: only the reads it declares (`hubReads`); anything else is
+ * refused (the check becomes `unknown`, naming the read), so a declaration cannot fall behind the code.
+ */
+function declaredHub(hub: ProbeHub, def: CheckDef): ProbeHub {
+  const allowed = new Set<string>(def.hubReads ?? []);
+  return new Proxy(hub, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== "function") return v;
+      if (typeof prop !== "string" || allowed.has(prop)) return v.bind(target);
+      return () =>
+        Promise.reject(
+          new Error(`${def.id} reads ${prop} through the probe hub without declaring it (hubReads)`),
+        );
+    },
+  });
 }
 
 function errorText(err: unknown): string {

@@ -173,6 +173,12 @@ export interface CheckDef {
   readonly explain: Explanation;
   /** The data-path hops whose health this check observes ([] for checks off the data path). */
   readonly hops: readonly Hop[];
+  /**
+   * What the check reads through the probe hub (exec of `wg show`, container logs, UDP/TLS/DNS from the
+   * tool's host). The engine hands each check a hub that refuses anything not declared here, so an
+   * undeclared read makes the check `unknown` instead of passing unnoticed.
+   */
+  readonly hubReads?: readonly HubRead[];
   /** Set for active checks (see {@link ActiveSpec}); absent: a passive check. */
   readonly active?: ActiveSpec;
   /**
@@ -199,6 +205,12 @@ export interface ActivePhase {
   /** The outcome of the active check `id`, over the views the passive checks judged. */
   outcome(id: string, views: { local: ClusterView; remote: ClusterView | null }): Promise<Outcome>;
 }
+
+/** A probe-hub read a check may declare (see {@link CheckDef.hubReads}). */
+export type HubRead = "wireguard" | "logs" | "udp" | "tls" | "resolve";
+
+/** Every probe-hub read, in the order `explain` lists them. */
+export const HUB_READS: readonly HubRead[] = ["wireguard", "logs", "udp", "tls", "resolve"];
 
 /** One cluster as the checks see it. */
 export interface ClusterView {

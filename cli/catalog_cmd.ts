@@ -121,6 +121,7 @@ export function explanation(id: string): string | null {
     "Reads",
     indent(c.explain.reads),
     `  (inventory kinds: ${[...c.reads, ...(c.optionalReads ?? [])].join(", ") || "none"})`,
+    ...(c.hubReads?.length ? [`  (through the probe hub: ${c.hubReads.join(", ")})`] : []),
     "",
     "Decides",
     indent(c.explain.decides),

@@ -14,7 +14,7 @@ import {
   type MatrixCell,
   type MatrixGrid,
   PROBE_NAMES,
-} from "../active/model.ts";
+} from "../active/mod.ts";
 
 export type {
   ActiveMatrix,
@@ -25,7 +25,7 @@ export type {
   ExcludedNode,
   MatrixCell,
   MatrixGrid,
-} from "../active/model.ts";
+} from "../active/mod.ts";
 
 const CELL_STATES: readonly [CellState, ...CellState[]] = ["ok", "fail", "flaky", "unknown"];
 

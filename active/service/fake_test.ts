@@ -18,7 +18,7 @@ import { inventoryOf, viewOf } from "../../tests/support/fixtures.ts";
 import { createAddressing } from "../addressing.ts";
 import { createProbeRunContext } from "../context.ts";
 import { ANTI_AFFINITY_PRESET_ANNOTATION, offloadSpread, planOffload } from "../offload.ts";
-import { runService } from "./_session.ts";
+import { runService } from "./measure.ts";
 
 const RUN = "svc0test";
 const PEER = "milan-8d1f03";

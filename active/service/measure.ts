@@ -6,8 +6,8 @@
  * Service until every backend answered (batches of one request per backend, at most backends × 10
  * requests in all, never a guessed repeat count). The judge is active/service/judge.ts.
  *
- * Independent of the session's context type (active/service.ts adapts it), so it is tested with
- * plain fakes of {@link ServiceProbeIo}.
+ * {@link measureService} is independent of the session's context type ({@link runService} adapts it
+ * at the end of this file), so it is tested with plain fakes of {@link ServiceProbeIo}.
  */
 import type { Outcome } from "../../checks/types.ts";
 import type { ExecOutcome, K8sObject } from "../../kube/source.ts";
@@ -25,6 +25,8 @@ import {
   type SweepMeasurement,
 } from "./judge.ts";
 import { remoteNamespaceOf } from "../offload.ts";
+import type { ProbeRun, ProbeRunContext } from "../context.ts";
+import type { ProbeTarget } from "../fleet/target.ts";
 
 /** The cluster DNS domain the FQDNs are built with (Kubernetes' default). */
 export const CLUSTER_DOMAIN = "cluster.local";
@@ -448,4 +450,64 @@ export async function measureService(io: ServiceProbeIo): Promise<ServiceProbeOu
     flags: { local: io.consumer.flags, remote: io.provider?.flags ?? "" },
   };
   return { outcome: judgeService(measurement), measurement };
+}
+
+// --- PROBE-SVC in a session: the adapter from the session's context ---------------------------
+//
+// Backends are the local probe pods plus the pods offloaded to the peer: in offload mode the fleet's
+// `remote` pods; in direct mode the extra offloaded pods — direct mode's own remote pods live in the
+// provider's run namespace, which Liqo never reflects into, so a session that runs the service probe
+// offloads its run namespace as well (active/offload.ts offloadingWanted; the fleet keeps those pods in
+// `handle.offloaded`, out of the matrix) and the provider's kubeconfig then lets the probe read the
+// reflected Service and EndpointSlices directly.
+
+/** The service probe's reads over a cluster's writer. */
+export function serviceApi(w: Pick<ProbeTarget["writer"], "get" | "list">, signal: AbortSignal): ServiceApi {
+  return {
+    get: (path) => w.get(path, { signal }),
+    list: (path, labelSelector) => w.list(path, { labelSelector, signal }),
+  };
+}
+
+/** kubectl's flags for a target's cluster flags (`--remote-kubeconfig X` → `--kubeconfig X`). */
+export function kubectlFlags(flags: string): string {
+  return flags.replace(/--remote-(kubeconfig|context)\b/g, "--$1").trim();
+}
+
+/**
+ * The pods offloaded to the peer in this run (the fleet's, in both modes), with the provider node
+ * when the session placed them (offload mode: `fleet.remote` carries the placed copies).
+ */
+export function offloadedPods(ctx: Pick<ProbeRunContext, "handle" | "fleet">): ProbePod[] {
+  const placed = new Map(ctx.fleet.remote.map((p) => [p.name, p]));
+  return ctx.handle.offloaded.filter((p) => p.execSide === "local").map((p) => placed.get(p.name) ?? p);
+}
+
+/** Runs PROBE-SVC. */
+export async function runService(ctx: ProbeRunContext): Promise<ProbeRun> {
+  const local = ctx.local;
+  const remote = ctx.cluster("remote");
+  const api = (w: ProbeTarget["writer"]) => serviceApi(w, ctx.signal);
+  const out = await measureService({
+    runId: ctx.fleet.runId,
+    peer: ctx.peer,
+    consumer: {
+      name: local.view.name,
+      clusterId: local.view.clusterId,
+      api: api(local.target.writer),
+      flags: kubectlFlags(local.target.flags),
+    },
+    provider: remote
+      ? { name: remote.view.name, api: api(remote.target.writer), flags: kubectlFlags(remote.target.flags) }
+      : null,
+    localPods: ctx.fleet.local,
+    offloadedPods: offloadedPods(ctx),
+    addressIn: (pod, viewer) => ctx.addressing.addressIn(pod, viewer).ip,
+    create: (obj) => ctx.handle.create("local", obj),
+    exec: (pod, command) => ctx.exec(pod, command),
+    timeoutMs: ctx.options.probeTimeoutMs,
+    signal: ctx.signal,
+    progress: (line) => ctx.progress(line),
+  });
+  return { ...out.outcome, cluster: local.view.name };
 }

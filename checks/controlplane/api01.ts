@@ -141,5 +141,6 @@ export const API_01: CheckDef = {
       "or peer in-band (liqoctl peer --in-band).",
   },
   hops: [],
+  hubReads: ["tls"],
   run,
 };

@@ -356,5 +356,6 @@ export const ENV_01: CheckDef = {
       "the crashing container (the command is printed with the real names); for a NotReady node see ENV-07.",
   },
   hops: [],
+  hubReads: ["logs"],
   run,
 };

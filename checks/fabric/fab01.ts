@@ -215,5 +215,6 @@ export const FAB_01: CheckDef = {
       "node see ENV-07.",
   },
   hops: ["node", "geneve"],
+  hubReads: ["logs"],
   run,
 };

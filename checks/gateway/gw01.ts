@@ -266,5 +266,6 @@ export const GW_01: CheckDef = {
       "gateway objects are gone.",
   },
   hops: ["gateway"],
+  hubReads: ["logs"],
   run,
 };

@@ -163,5 +163,6 @@ export const GW_03: CheckDef = {
       "cluster, or have the client dial the IP (--gw-client-address).",
   },
   hops: ["gateway"],
+  hubReads: ["resolve"],
   run,
 };

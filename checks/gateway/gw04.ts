@@ -191,5 +191,6 @@ export const GW_04: CheckDef = {
       "client cluster or dial the IP (--gw-client-address).",
   },
   hops: ["gateway"],
+  hubReads: ["resolve"],
   run,
 };

@@ -131,5 +131,6 @@ export const GW_05: CheckDef = {
       "hand with nc -u.",
   },
   hops: ["gateway"],
+  hubReads: ["wireguard", "udp", "resolve"],
   run,
 };

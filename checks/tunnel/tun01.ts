@@ -229,5 +229,6 @@ export const TUN_01: CheckDef = {
       "path, keys; stopped receiving N ago: the return path — NAT mapping or stateful firewall — expired).",
   },
   hops: ["wireguard"],
+  hubReads: ["wireguard", "logs", "resolve"],
   run,
 };

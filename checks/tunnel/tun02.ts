@@ -122,5 +122,6 @@ export const TUN_02: CheckDef = {
       "and public address changes, restart the client gateway.",
   },
   hops: ["wireguard"],
+  hubReads: ["wireguard", "logs", "resolve"],
   run,
 };

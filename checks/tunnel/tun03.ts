@@ -126,5 +126,6 @@ export const TUN_03: CheckDef = {
       "gateway pod. Inbound only: the gateway's routing/firewall or its pinger; read the gateway container logs.",
   },
   hops: ["wireguard"],
+  hubReads: ["wireguard", "logs", "resolve"],
   run,
 };

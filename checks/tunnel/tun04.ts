@@ -255,5 +255,6 @@ export const TUN_04: CheckDef = {
       "network connect.",
   },
   hops: ["wireguard"],
+  hubReads: ["wireguard", "logs", "resolve"],
   run,
 };

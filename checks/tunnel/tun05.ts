@@ -54,5 +54,6 @@ export const TUN_05: CheckDef = {
     fixes: "Investigate the path between the gateway endpoints and the gateway nodes' load.",
   },
   hops: ["wireguard"],
+  hubReads: ["wireguard", "logs", "resolve"],
   run,
 };

@@ -176,5 +176,6 @@ export const TUN_06: CheckDef = {
     fixes: "Use one MTU (link MTU − 60) on both sides: liqoctl network connect --mtu <n>.",
   },
   hops: ["wireguard"],
+  hubReads: ["wireguard", "logs", "resolve"],
   run,
 };
