@@ -253,7 +253,7 @@ export interface DiagnoseHooks {
 }
 
 /** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
-export async function diagnose(
+export async function diagnoseSources(
   local: ClusterSource,
   remote: OpenSources["remote"],
   options: RunOptions,
@@ -333,7 +333,7 @@ export async function diagnoseAndPrint(
   setProgress(live);
   let report: Report;
   try {
-    report = await diagnose(local, remote, options, opts.peer, {
+    report = await diagnoseSources(local, remote, options, opts.peer, {
       onStart: live ? (i) => live.start(i.id, i.cluster, i.peer) : undefined,
       onResult: live ? (r) => live.result(r) : undefined,
       catalog: opts.catalog,

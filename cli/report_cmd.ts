@@ -5,7 +5,7 @@
  * Writing a file needs Deno's `--allow-write`; without it the command stops before touching any
  * cluster with the one-line permission error naming the flag (exit 3).
  */
-import { type ClusterFlags, diagnose, runOptionsFrom, timeoutsFrom, withSources } from "./check.ts";
+import { type ClusterFlags, diagnoseSources, runOptionsFrom, timeoutsFrom, withSources } from "./check.ts";
 import { ToolError } from "../errors.ts";
 import { writeOut } from "./output.ts";
 import { requireWrite, writeReportFile } from "./report_file.ts";
@@ -76,7 +76,7 @@ export async function runReportCommand(opts: ReportCommandOptions): Promise<numb
     runTimeoutMs,
     async ({ local, remote }) => {
       const { cliInvocation } = await import("../report/invocation.ts");
-      return await diagnose(local, remote, options, opts.peer, { invocation: cliInvocation(opts) });
+      return await diagnoseSources(local, remote, options, opts.peer, { invocation: cliInvocation(opts) });
     },
   );
   const text = await renderReport(report, format);

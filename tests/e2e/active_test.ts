@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ACTIVE_SHARDS, activeScenarios, activeScenariosOfShard, probeObjects } from "./active_matrix.ts";
 import { activeScenariosRoot, loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
-import { diagnose, runOptionsFrom } from "../../cli/check.ts";
+import { diagnoseSources, runOptionsFrom } from "../../cli/check.ts";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { assertPassiveAndListedOnce } from "./scenario_matrix.ts";
 
@@ -42,7 +42,7 @@ Deno.test({
         const local = await open(s.run.local);
         const remote = s.run.remote ? { source: await open(s.run.remote) } : null;
         try {
-          const report = await diagnose(local, remote, options, undefined);
+          const report = await diagnoseSources(local, remote, options, undefined);
           assert.equal(report.active, undefined, `${name}: a passive run has no active block`);
           assert.ok(
             report.results.every((r) => r.layer !== "probe"),

@@ -142,7 +142,7 @@ async function checkInProcess(args: string[]): Promise<CliRun> {
     const i = args.indexOf(flag);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const [{ diagnose, openSources, runOptionsFrom }, { render }] = await Promise.all([
+  const [{ diagnoseSources, openSources, runOptionsFrom }, { render }] = await Promise.all([
     import("../../cli/check.ts"),
     import("../../render/render.ts"),
   ]);
@@ -156,7 +156,7 @@ async function checkInProcess(args: string[]): Promise<CliRun> {
     remoteKubeconfig: value("--remote-kubeconfig"),
   }, options.checkTimeoutMs);
   try {
-    const report = await diagnose(local, remote, options, undefined);
+    const report = await diagnoseSources(local, remote, options, undefined);
     return {
       code: report.exitCode,
       stdout: render(report, "json", { color: false, verbose: false, quiet: false }),

@@ -70,7 +70,7 @@ export const opts = { sanitizeResources: false, sanitizeOps: false };
  * `runCollectCommand`) to keep ~50 scenarios fast; the tests below go through the CLI binary.
  */
 async function inProcess(s: Scenario, dir: string): Promise<{ live: Report; offline: Report }> {
-  const { openSources, diagnose, runOptionsFrom } = await import("../../cli/check.ts");
+  const { openSources, diagnoseSources, runOptionsFrom } = await import("../../cli/check.ts");
   const { runCollectCommand } = await import("../../cli/collect.ts");
   const args = checkArgs(s);
   const options = runOptionsFrom({
@@ -97,7 +97,7 @@ async function inProcess(s: Scenario, dir: string): Promise<{ live: Report; offl
     const liveRun = async (): Promise<Report> => {
       const src = await openSources(flags, options.checkTimeoutMs);
       try {
-        return await diagnose(src.local, src.remote, options, peers);
+        return await diagnoseSources(src.local, src.remote, options, peers);
       } finally {
         await src.local.close();
         await src.remote?.source?.close();
@@ -119,7 +119,7 @@ async function inProcess(s: Scenario, dir: string): Promise<{ live: Report; offl
     await served.close();
   }
   const snap = await openSources({ snapshot: bundle }, options.checkTimeoutMs);
-  const offline = await diagnose(snap.local, snap.remote, options, peers);
+  const offline = await diagnoseSources(snap.local, snap.remote, options, peers);
   return { live: JSON.parse(JSON.stringify(live)), offline: JSON.parse(JSON.stringify(offline)) };
 }
 

@@ -16,7 +16,7 @@ import type { Report } from "../../report/model.ts";
 
 /** Serves `s` and diagnoses it in this process, like `flyingfish check` with the scenario's flags. */
 async function diagnoseScenario(s: Scenario): Promise<Report> {
-  const { openSources, diagnose, runOptionsFrom } = await import("../../cli/check.ts");
+  const { openSources, diagnoseSources, runOptionsFrom } = await import("../../cli/check.ts");
   const options = runOptionsFrom({
     networkProbes: s.run.networkProbes,
     sampleInterval: SAMPLE_INTERVAL,
@@ -37,7 +37,7 @@ async function diagnoseScenario(s: Scenario): Promise<Report> {
     }
     const src = await openSources(flags, options.checkTimeoutMs);
     try {
-      return await diagnose(src.local, src.remote, options, peers);
+      return await diagnoseSources(src.local, src.remote, options, peers);
     } finally {
       await src.local.close();
       await src.remote?.source?.close();
