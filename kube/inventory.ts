@@ -93,6 +93,9 @@ export class Inventory {
       inv.#discoveryRead = source.discovery(LIQO_GROUP_VERSIONS).then((d) => {
         inv.#discovery = d;
       });
+      // Rejected credentials end the run where it waits (settle, or the /version probe first): a
+      // discovery that fails before anyone waits for it must not be an unhandled rejection.
+      inv.#discoveryRead.catch(() => {});
     }
     return inv;
   }
