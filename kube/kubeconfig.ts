@@ -7,6 +7,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
+import { displayUrl } from "./display_url.ts";
 
 /** Where the kubeconfig comes from and which context to use. */
 export interface KubeConfigOptions {
@@ -158,9 +159,9 @@ export interface LoadedKubeConfig {
   kc: KubeConfig;
   /** The selected context. */
   contextName: string;
-  /** API server URL of the context's cluster. */
+  /** API server URL of the context's cluster, as shown and stored: without userinfo ({@link displayUrl}). */
   server: string;
-  /** The context's cluster. */
+  /** The context's cluster (its `server` as written, userinfo included: requests send it). */
   cluster: Cluster;
   /** The context's user (undefined: anonymous). */
   user?: User;
@@ -457,17 +458,23 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     url = new URL(cluster.server);
   } catch {
     throw new ToolError(
-      `cluster "${cluster.name}" of context "${contextName}" has an invalid server URL "${cluster.server}"`,
+      `cluster "${cluster.name}" of context "${contextName}" has an invalid server URL "${
+        displayUrl(cluster.server)
+      }"`,
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new ToolError(
-      `cluster "${cluster.name}" has an unsupported server URL "${cluster.server}" (need https://)`,
+      `cluster "${cluster.name}" has an unsupported server URL "${
+        displayUrl(cluster.server)
+      }" (need https://)`,
     );
   }
   if (url.protocol === "http:" && !cluster.skipTLSVerify) {
     throw new ToolError(
-      `cluster "${cluster.name}" uses plain HTTP (${cluster.server}); the Kubernetes client only allows that with insecure-skip-tls-verify: true`,
+      `cluster "${cluster.name}" uses plain HTTP (${
+        displayUrl(cluster.server)
+      }); the Kubernetes client only allows that with insecure-skip-tls-verify: true`,
     );
   }
   if (ctx.user && !users.has(ctx.user)) {
@@ -498,7 +505,7 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
   });
   const kc = new KubeConfig(allClusters, allUsers, [...contexts.values()], contextName);
   const path = paths.length > 0 ? paths.join(pathListSeparator()) : INLINE_PATH;
-  return { kc, contextName, server: cluster.server, cluster, user, path, paths };
+  return { kc, contextName, server: displayUrl(cluster.server), cluster, user, path, paths };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 } from "./bundle.ts";
 import type { KindSpec, ListScope } from "./kinds.ts";
 import { scopeMatcher } from "./selectors.ts";
+import { displayUrl } from "./display_url.ts";
 import { objectLabel, setAsideTooDeep, type SkippedObject } from "./depth.ts";
 import { KIND_IDS, KINDS } from "./kinds.ts";
 import type {
@@ -82,7 +83,7 @@ export function snapshotSource(
   return {
     manifest,
     cluster,
-    endpoint: { context: cluster.context, server: cluster.server },
+    endpoint: { context: cluster.context, server: displayUrl(cluster.server) },
     now: () => new Date(capturedAt.getTime()),
     isSnapshot: true,
     list(spec: KindSpec, scope?: ListScope): Promise<ListOutcome> {
