@@ -8,6 +8,7 @@
 import { parse as parseYaml } from "yaml";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { displayUrl } from "./display_url.ts";
+import { parsedCaPem } from "./ca.ts";
 
 /** Where the kubeconfig comes from and which context to use. */
 export interface KubeConfigOptions {
@@ -470,19 +471,13 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
       }" (need https://)`,
     );
   }
-  if (url.protocol === "http:" && !cluster.skipTLSVerify) {
-    throw new ToolError(
-      `cluster "${cluster.name}" uses plain HTTP (${
-        displayUrl(cluster.server)
-      }); the Kubernetes client only allows that with insecure-skip-tls-verify: true`,
-    );
-  }
+  // An http:// server (`kubectl proxy`, a local API server) is talked to in plain HTTP, as kubectl does.
   if (ctx.user && !users.has(ctx.user)) {
     throw new ToolError(
       `context "${contextName}" refers to user "${ctx.user}", which is not defined in ${where}`,
     );
   }
-  checkCaData(cluster.name, cluster.caData);
+  checkCaData(cluster.name, cluster.caData, rawCluster.file.path);
 
   let user: User | undefined;
   if (ctx.user) {
@@ -509,25 +504,19 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
 }
 
 /**
- * Garbage in `certificate-authority-data` fails late and obscurely (a TLS error on the first request,
- * or none at all); say what is wrong instead.
+ * Garbage in `certificate-authority-data` fails late and obscurely (TLS noise on every connection,
+ * then an error that blames the server); say what is wrong, where, before connecting (kube/ca.ts).
  */
-function checkCaData(clusterName: string, caData: string | undefined): void {
+function checkCaData(clusterName: string, caData: string | undefined, file: string): void {
   if (caData === undefined || caData === "") return;
+  const where = `certificate-authority-data of cluster "${clusterName}" in ${file}`;
   let text: string;
   try {
     text = atob(String(caData).replace(/\s+/g, ""));
   } catch {
-    throw new ToolError(
-      `certificate-authority-data of cluster ${clusterName} is not a PEM certificate (not valid base64)`,
-    );
+    throw new ToolError(`the CA cannot be parsed: ${where} is not valid base64`);
   }
-  if (!/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(text)) {
-    throw new ToolError(
-      `certificate-authority-data of cluster ${clusterName} is not a PEM certificate ` +
-        `(base64 of "-----BEGIN CERTIFICATE-----…" expected)`,
-    );
-  }
+  parsedCaPem(text, where);
 }
 
 /**
