@@ -7,7 +7,7 @@
  * checks only; files without Kubernetes objects (scenario.yaml, *.wireguard.yaml) are skipped.
  */
 import assert from "node:assert/strict";
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type ValidateFunction } from "npm:ajv@8.20.0";
 import { parse, parseAllDocuments } from "yaml";
 
 const TESTDATA = new URL("../testdata/", import.meta.url);
