@@ -7,6 +7,7 @@
  * checks only; files without Kubernetes objects (scenario.yaml, *.wireguard.yaml) are skipped.
  */
 import assert from "node:assert/strict";
+// deno-lint-ignore no-import-prefix -- test-only, locked in tests/deno.lock (tests/support/runtime_lock.ts)
 import { Ajv, type ValidateFunction } from "npm:ajv@8.20.0";
 import { parse, parseAllDocuments } from "yaml";
 
