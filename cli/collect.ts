@@ -8,6 +8,7 @@ import { durationOption, timeoutsFrom } from "./check.ts";
 import { type OnExpiry, withDeadline } from "./deadline.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
+import { objectLabel } from "../kube/depth.ts";
 import type { CollectTarget } from "../collect/collect.ts";
 import type { ClusterReader } from "../kube/live/logs.ts";
 import type { KubeConfig } from "../kube/kubeconfig.ts";
@@ -230,6 +231,12 @@ async function capture(
       });
     }
     progress.done();
+    // Objects left out are said whatever --quiet: the bundle lacks them (one line each).
+    for (const c of bundle.manifest.clusters) {
+      for (const o of c.skipped ?? []) {
+        console.error(`flyingfish: left out of the bundle (${c.name}): ${objectLabel(o)}: ${o.reason}`);
+      }
+    }
     const refused = bundle.manifest.clusters.flatMap((c) => [
       ...Object.entries(c.kinds).filter(([, k]) => k.state !== "ok" && k.state !== "missing").map(([k]) =>
         `${c.name}:${k}`

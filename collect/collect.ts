@@ -37,6 +37,7 @@ import {
   type Tally,
 } from "./redact.ts";
 import { narrow, scopeOf, summaryOf } from "./scope.ts";
+import { setAsideTooDeep, type SkippedObject } from "../kube/depth.ts";
 import { collectWireguard } from "../probes/wireguard.ts";
 import { VERSION } from "../version.ts";
 
@@ -207,6 +208,16 @@ export async function collectBundle(
       })),
     ]);
     base.capturedAt = new Date().toISOString();
+    // Objects too deeply nested to walk are named and left out before anything walks them.
+    const skipped: SkippedObject[] = [];
+    for (const [k, out] of lists) {
+      if (!out.ok) continue;
+      const split = setAsideTooDeep(out.items, KINDS[k].kind);
+      if (split.skipped.length === 0) continue;
+      skipped.push(...split.skipped);
+      lists.set(k, { ...out, items: split.kept });
+    }
+    if (skipped.length > 0) base.skipped = skipped;
 
     const inv = new Objects(Inventory.fromLists(
       Object.fromEntries(

@@ -40,6 +40,7 @@
 import { createHmac } from "node:crypto";
 import type { K8sObject } from "../kube/source.ts";
 import { isWireguardKey } from "../kube/live/list.ts";
+import { nestedDeeperThan, objectLabel, TOO_DEEP_REASON } from "../kube/depth.ts";
 
 export { isWireguardKey };
 
@@ -198,9 +199,14 @@ function isRecord(x: unknown): x is Record<string, unknown> {
 /**
  * Redacts one object for a bundle (a deep copy; the input is untouched): the structural rules of the
  * module doc (annotations, containers, ConfigMaps, Secrets, free-text messages), then the patterns
- * of {@link scrubSecrets} on every remaining string. Counts go to `tally`.
+ * of {@link scrubSecrets} on every remaining string. Counts go to `tally`. The walks below recurse
+ * once per level, so an object nested deeper than kube/depth.ts allows is refused with an Error
+ * naming it (`collect` sets such objects aside before it gets here).
  */
 export function redactObject(obj: K8sObject, tally?: Tally): K8sObject {
+  if (nestedDeeperThan(obj)) {
+    throw new Error(`${objectLabel({ ...obj.metadata, kind: obj.kind })}: ${TOO_DEEP_REASON}`);
+  }
   const copy = structuredClone(obj) as K8sObject;
   const meta = copy.metadata ?? (copy.metadata = { name: "" });
   delete meta.managedFields;

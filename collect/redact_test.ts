@@ -347,3 +347,15 @@ Deno.test("redactArgs: the shape containerArgs parses is kept", () => {
     "--y=2",
   ]);
 });
+
+Deno.test("redactObject: an object nested 10 000 levels deep is refused in one clean Error naming it", () => {
+  let v: unknown = "leaf";
+  for (let i = 0; i < 10_000; i++) v = { v };
+  const deep = { kind: "ConfigMap", metadata: { name: "deep", namespace: "liqo" }, extra: v } as K8sObject;
+  assert.throws(
+    () => redactObject(deep),
+    (e: unknown) =>
+      e instanceof Error && !(e instanceof RangeError) &&
+      /^ConfigMap liqo\/deep: nested more/.test(e.message),
+  );
+});

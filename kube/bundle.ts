@@ -81,6 +81,13 @@ export const ManifestClusterSchema = z.object({
   scrubbed: ScrubCountsSchema.optional(),
   /** What the namespaced workload kinds were narrowed to (absent in older bundles). */
   scope: ScopeSchema.optional(),
+  /** Objects left out because they nest too deeply to process (kube/depth.ts; absent when none). */
+  skipped: z.array(z.object({
+    kind: z.string(),
+    namespace: z.string().optional(),
+    name: z.string(),
+    reason: z.string(),
+  })).optional(),
 });
 
 /** manifest.json. */

@@ -24,6 +24,7 @@
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from "node:http";
 import type { AgentOptions } from "node:https";
 import { PermissionError, ToolError } from "../errors.ts";
+import { parsedCaPem } from "./ca.ts";
 import type { CredentialSource, RequestCredentials } from "./credentials.ts";
 import { type Cluster, readFailure } from "./kubeconfig.ts";
 import { createLimiter, type LimiterStats } from "./limiter.ts";
@@ -191,11 +192,16 @@ export function processConnectionStats(): { connectionsOpened: number; requests:
 async function clusterTls(cluster: Cluster): Promise<AgentOptions> {
   const tls: AgentOptions = {};
   if (cluster.caData) {
-    tls.ca = atob(cluster.caData.replace(/\s+/g, ""));
+    const where = `certificate-authority-data of cluster "${cluster.name}"`;
+    tls.ca = parsedCaPem(atob(cluster.caData.replace(/\s+/g, "")), where);
   } else if (cluster.caFile) {
     try {
-      tls.ca = await Deno.readTextFile(cluster.caFile);
+      tls.ca = parsedCaPem(
+        await Deno.readTextFile(cluster.caFile),
+        `certificate-authority ${cluster.caFile} of cluster "${cluster.name}"`,
+      );
     } catch (err) {
+      if (err instanceof ToolError) throw err;
       if (err instanceof Deno.errors.NotCapable) {
         throw new PermissionError("--allow-read", `read the certificate-authority ${cluster.caFile}`, {
           cause: err,

@@ -7,6 +7,8 @@
  */
 import { parse as parseYaml } from "yaml";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
+import { displayUrl } from "./display_url.ts";
+import { parsedCaPem } from "./ca.ts";
 
 /** Where the kubeconfig comes from and which context to use. */
 export interface KubeConfigOptions {
@@ -158,9 +160,9 @@ export interface LoadedKubeConfig {
   kc: KubeConfig;
   /** The selected context. */
   contextName: string;
-  /** API server URL of the context's cluster. */
+  /** API server URL of the context's cluster, as shown and stored: without userinfo ({@link displayUrl}). */
   server: string;
-  /** The context's cluster. */
+  /** The context's cluster (its `server` as written, userinfo included: requests send it). */
   cluster: Cluster;
   /** The context's user (undefined: anonymous). */
   user?: User;
@@ -457,25 +459,25 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
     url = new URL(cluster.server);
   } catch {
     throw new ToolError(
-      `cluster "${cluster.name}" of context "${contextName}" has an invalid server URL "${cluster.server}"`,
+      `cluster "${cluster.name}" of context "${contextName}" has an invalid server URL "${
+        displayUrl(cluster.server)
+      }"`,
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new ToolError(
-      `cluster "${cluster.name}" has an unsupported server URL "${cluster.server}" (need https://)`,
+      `cluster "${cluster.name}" has an unsupported server URL "${
+        displayUrl(cluster.server)
+      }" (need https://)`,
     );
   }
-  if (url.protocol === "http:" && !cluster.skipTLSVerify) {
-    throw new ToolError(
-      `cluster "${cluster.name}" uses plain HTTP (${cluster.server}); the Kubernetes client only allows that with insecure-skip-tls-verify: true`,
-    );
-  }
+  // An http:// server (`kubectl proxy`, a local API server) is talked to in plain HTTP, as kubectl does.
   if (ctx.user && !users.has(ctx.user)) {
     throw new ToolError(
       `context "${contextName}" refers to user "${ctx.user}", which is not defined in ${where}`,
     );
   }
-  checkCaData(cluster.name, cluster.caData);
+  checkCaData(cluster.name, cluster.caData, rawCluster.file.path);
 
   let user: User | undefined;
   if (ctx.user) {
@@ -498,29 +500,23 @@ export async function loadKubeConfig(opts: KubeConfigOptions): Promise<LoadedKub
   });
   const kc = new KubeConfig(allClusters, allUsers, [...contexts.values()], contextName);
   const path = paths.length > 0 ? paths.join(pathListSeparator()) : INLINE_PATH;
-  return { kc, contextName, server: cluster.server, cluster, user, path, paths };
+  return { kc, contextName, server: displayUrl(cluster.server), cluster, user, path, paths };
 }
 
 /**
- * Garbage in `certificate-authority-data` fails late and obscurely (a TLS error on the first request,
- * or none at all); say what is wrong instead.
+ * Garbage in `certificate-authority-data` fails late and obscurely (TLS noise on every connection,
+ * then an error that blames the server); say what is wrong, where, before connecting (kube/ca.ts).
  */
-function checkCaData(clusterName: string, caData: string | undefined): void {
+function checkCaData(clusterName: string, caData: string | undefined, file: string): void {
   if (caData === undefined || caData === "") return;
+  const where = `certificate-authority-data of cluster "${clusterName}" in ${file}`;
   let text: string;
   try {
     text = atob(String(caData).replace(/\s+/g, ""));
   } catch {
-    throw new ToolError(
-      `certificate-authority-data of cluster ${clusterName} is not a PEM certificate (not valid base64)`,
-    );
+    throw new ToolError(`the CA cannot be parsed: ${where} is not valid base64`);
   }
-  if (!/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(text)) {
-    throw new ToolError(
-      `certificate-authority-data of cluster ${clusterName} is not a PEM certificate ` +
-        `(base64 of "-----BEGIN CERTIFICATE-----…" expected)`,
-    );
-  }
+  parsedCaPem(text, where);
 }
 
 /**

@@ -19,6 +19,8 @@ import {
 } from "./bundle.ts";
 import type { KindSpec, ListScope } from "./kinds.ts";
 import { scopeMatcher } from "./selectors.ts";
+import { displayUrl } from "./display_url.ts";
+import { objectLabel, setAsideTooDeep, type SkippedObject } from "./depth.ts";
 import { KIND_IDS, KINDS } from "./kinds.ts";
 import type {
   ClusterSource,
@@ -50,12 +52,26 @@ function kindIdOf(spec: KindSpec): string | null {
   return null;
 }
 
-/** Builds the replaying source of one captured cluster from the bundle's files. */
+/** Told of every object a snapshot source leaves out (with the bundle's cluster it is in). */
+export type OnSkipped = (cluster: string, object: SkippedObject) => void;
+
+/** The default {@link OnSkipped}: one line on stderr per object. */
+export const warnSkipped: OnSkipped = (cluster, o) => {
+  console.error(`flyingfish: not judged (${cluster}): ${objectLabel(o)}: ${o.reason}`);
+};
+
+/**
+ * Builds the replaying source of one captured cluster from the bundle's files. An object of a list
+ * nested too deeply to process (kube/depth.ts; a bundle written by hand or by another tool) is left
+ * out and reported once through `onSkipped`.
+ */
 export function snapshotSource(
   files: Map<string, Uint8Array>,
   manifest: Manifest,
   cluster: ManifestCluster,
+  onSkipped: OnSkipped = warnSkipped,
 ): SnapshotClusterSource {
+  const reported = new Set<string>();
   const capturedAt = new Date(cluster.capturedAt ?? manifest.capturedAt);
   if (Number.isNaN(capturedAt.getTime())) {
     throw new ToolError(
@@ -67,7 +83,7 @@ export function snapshotSource(
   return {
     manifest,
     cluster,
-    endpoint: { context: cluster.context, server: cluster.server },
+    endpoint: { context: cluster.context, server: displayUrl(cluster.server) },
     now: () => new Date(capturedAt.getTime()),
     isSnapshot: true,
     list(spec: KindSpec, scope?: ListScope): Promise<ListOutcome> {
@@ -84,7 +100,14 @@ export function snapshotSource(
       if (!stored.ok) return Promise.resolve(stored);
       // A fresh copy per call: consumers may not mutate the bundle's objects. A scoped list replays
       // what the server would have answered: the stored objects the namespace and selectors select.
-      const items = structuredClone(stored.items) as K8sObject[];
+      const { kept, skipped } = setAsideTooDeep(stored.items as K8sObject[], spec.kind);
+      for (const o of skipped) {
+        const key = objectLabel(o);
+        if (reported.has(key)) continue;
+        reported.add(key);
+        onSkipped(name, o);
+      }
+      const items = structuredClone(kept);
       return Promise.resolve({ ok: true, items: scope ? items.filter(scopeMatcher(scope)) : items });
     },
     discovery(groups): Promise<DiscoveryOutcome> {
@@ -217,22 +240,29 @@ async function readBundleFile(path: string): Promise<Uint8Array> {
   }
 }
 
-/** Opens the clusters captured in a bundle from its bytes. */
-export async function openSnapshotBytes(bytes: Uint8Array): Promise<OpenedSnapshot & { manifest: Manifest }> {
+/**
+ * Opens the clusters captured in a bundle from its bytes. The objects `collect` left out (the
+ * manifest's `skipped`) and any the sources leave out are reported through `onSkipped`.
+ */
+export async function openSnapshotBytes(
+  bytes: Uint8Array,
+  onSkipped: OnSkipped = warnSkipped,
+): Promise<OpenedSnapshot & { manifest: Manifest }> {
   const files = await unpackBundle(bytes);
   const manifest = readManifest(files);
+  for (const c of manifest.clusters) for (const o of c.skipped ?? []) onSkipped(c.name, o);
   const localEntry = manifest.clusters.find((c) => c.role === "local");
   if (!localEntry) throw new ToolError("bundle manifest has no local cluster");
   if (localEntry.error) {
     throw new ToolError(`the bundle holds no data for the local cluster: ${localEntry.error}`);
   }
-  const local = snapshotSource(files, manifest, localEntry);
+  const local = snapshotSource(files, manifest, localEntry, onSkipped);
   const remoteEntry = manifest.clusters.find((c) => c.role === "remote");
   let remote: OpenedSnapshot["remote"] = null;
   if (remoteEntry) {
     remote = remoteEntry.error
       ? { source: null, error: remoteEntry.error }
-      : { source: snapshotSource(files, manifest, remoteEntry) };
+      : { source: snapshotSource(files, manifest, remoteEntry, onSkipped) };
   }
   return { local, remote, manifest };
 }

@@ -96,10 +96,12 @@ Deno.test("metrics: status changes count as transitions; failed rounds and API e
   state.countApiError({ cluster: "rome", operation: "list", resource: "pods", reason: "forbidden" });
   state.countApiError({ cluster: "rome", operation: "exec", resource: "pods/exec", reason: "error" });
   const families = parsePromText(renderMetrics(state.snapshot(), BUILD));
-  assert.deepEqual(
-    families.get("flyingfish_check_transitions_total")!.samples.map((s) => [s.labels.check, s.value]),
-    [["GW-02", 2]],
-  );
+  const transitions = families.get("flyingfish_check_transitions_total")!.samples;
+  assert.deepEqual(transitions.filter((s) => s.value > 0).map((s) => [s.labels.check, s.value]), [[
+    "GW-02",
+    2,
+  ]]);
+  assert.equal(transitions.length, healthy.results.length, "every check instance has its counter");
   assert.deepEqual(values(families.get("flyingfish_rounds_total"), { result: "error" }), [1]);
   assert.deepEqual(values(families.get("flyingfish_round_duration_seconds")), [0.005]);
   assert.deepEqual(
@@ -178,4 +180,21 @@ Deno.test("metrics: a cluster-wide root failure is the first broken link of ever
     results: base.results.filter((r) => r.status !== "fail"),
   });
   assert.deepEqual(firstBrokenPerPeer(elsewhere).map((p) => p.broken), [null, null]);
+});
+
+Deno.test("metrics: every check's transitions counter is exported at 0 from its first round", () => {
+  const state = new ServeState();
+  const report = sampleReport();
+  state.recordRound(report, 10);
+  const samples = parsePromText(renderMetrics(state.snapshot(), BUILD))
+    .get("flyingfish_check_transitions_total")!.samples;
+  // One series per check instance, all at 0: Prometheus then sees the first change as 0 → 1.
+  assert.deepEqual(
+    samples.map((s) => [s.labels.check, s.labels.peer, s.labels.cluster, s.value]),
+    report.results.map((r) => [r.id, r.peer ?? "", r.cluster, 0]),
+  );
+  const rounds = parsePromText(renderMetrics(new ServeState().snapshot(), BUILD)).get(
+    "flyingfish_rounds_total",
+  )!;
+  assert.deepEqual(rounds.samples.map((s) => [s.labels.result, s.value]), [["success", 0], ["error", 0]]);
 });

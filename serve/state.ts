@@ -38,7 +38,7 @@ export interface ServeSnapshot {
   rounds: { success: number; error: number };
   /** The message of the latest failed round, cleared by a success (never a credential). */
   lastError: string | null;
-  /** Status changes per check instance. */
+  /** Status changes per check instance seen so far (0 from the instance's first round on). */
   transitions: readonly TransitionCount[];
   /** API errors by key, with their counts. */
   apiErrors: readonly (ApiErrorKey & { count: number })[];
@@ -64,12 +64,12 @@ export class ServeState {
       const peer = r.peer ?? "";
       const key = instanceKey(r.id, peer, r.cluster);
       const before = this.#statuses.get(key);
-      if (before !== undefined && before !== r.status) {
-        const t = this.#transitions.get(key) ??
-          { check: r.id, layer: r.layer, peer, cluster: r.cluster, count: 0 };
-        t.count++;
-        this.#transitions.set(key, t);
-      }
+      // Every instance's counter exists from its first round, at 0: a series that appears at 1
+      // hides its first change from increase()/rate() (Prometheus sees no earlier sample).
+      const t = this.#transitions.get(key) ??
+        { check: r.id, layer: r.layer, peer, cluster: r.cluster, count: 0 };
+      if (before !== undefined && before !== r.status) t.count++;
+      this.#transitions.set(key, t);
       this.#statuses.set(key, r.status);
     }
     this.#report = report;

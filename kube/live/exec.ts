@@ -161,7 +161,9 @@ export function execUrl(
  */
 export function createExecutor(client: KubeClient, opts: ExecOptions = {}): Promise<Executor> {
   const { loaded, timeoutMs, netPurpose } = client;
-  const { contextName, server } = loaded;
+  const { contextName } = loaded;
+  // Requests go to the server as written (userinfo included); messages name loaded.server.
+  const server = loaded.cluster.server;
   const allowKubectl = opts.allowKubectl ?? true;
   const execVia = opts.execVia ?? "auto";
   const sockets = new Set<WsSocket>();
@@ -338,7 +340,7 @@ export function createExecutor(client: KubeClient, opts: ExecOptions = {}): Prom
         };
       }
       case "error": {
-        const tool = toToolError(done.error, netPurpose, { server });
+        const tool = toToolError(done.error, netPurpose, { server: loaded.server });
         if (tool && tool.name === "PermissionError") {
           return { ok: false, reason: "error", message: tool.message, fallback: false };
         }

@@ -54,7 +54,8 @@ const RV = z.object({ metadata: z.object({ resourceVersion: z.string().optional(
 /** A watcher over `client` (lists through the client's pool, watch streams on their own connections). */
 export function liveWatcher(client: KubeClient, opts: LiveWatcherOptions = {}): Watcher {
   const timeoutSeconds = opts.timeoutSeconds ?? 300;
-  const base = client.endpoint.server.replace(/\/+$/, "");
+  // The server as written (userinfo included), like every request; the endpoint's form is for display.
+  const base = client.loaded.cluster.server.replace(/\/+$/, "");
   let nodeMods: Promise<[typeof import("node:http"), typeof import("node:https")]> | null = null;
 
   async function list(spec: KindSpec, scope: ListScope): Promise<VersionedList> {

@@ -15,7 +15,8 @@
  * Seeded (tests/support/fuzz.ts): `FUZZ_SEED=<n>` replays another sequence, `FUZZ_RUNS=<n>` soaks.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+// deno-lint-ignore no-import-prefix -- test-only, locked in tests/deno.lock (tests/support/runtime_lock.ts)
+import fc from "npm:fast-check@4.11.0";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import { Inventory } from "../../kube/inventory.ts";

@@ -13,7 +13,8 @@
  * Seeded (tests/support/fuzz.ts): `FUZZ_SEED=<n>` replays another sequence, `FUZZ_RUNS=<n>` soaks.
  */
 import assert from "node:assert/strict";
-import fc from "fast-check";
+// deno-lint-ignore no-import-prefix -- test-only, locked in tests/deno.lock (tests/support/runtime_lock.ts)
+import fc from "npm:fast-check@4.11.0";
 import type { WgEvidence } from "../../probes/hub.ts";
 import { parseWgDump, toSample } from "../../probes/wireguard.ts";
 import { BASE_TIME, scriptedProbes } from "../support/fixtures.ts";

@@ -3,7 +3,8 @@
  * fixed seed in CI, `FUZZ_SEED` / `FUZZ_RUNS` to override) and an in-memory ClusterSource that serves
  * fixture objects by kind, the way the API server lists them.
  */
-import type { Parameters } from "fast-check";
+// deno-lint-ignore no-import-prefix -- test-only, locked in tests/deno.lock (tests/support/runtime_lock.ts)
+import type { Parameters } from "npm:fast-check@4.11.0";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { ClusterSource, K8sObject } from "../../kube/source.ts";
 import { BASE_TIME } from "./fixtures.ts";
