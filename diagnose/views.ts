@@ -112,11 +112,13 @@ export class ViewLoader {
     for (const [kind, scopes] of entries) {
       for (const scope of scopes) {
         const opts = { urgent: isUrgent(kind, scope) };
-        const done = scope === "cluster" ? inv.read(kind, undefined, opts) : locate(scope).then(async (where) => {
-          if (where.everywhere) return inv.read(kind, undefined, opts);
-          if (where.scopes.length === 0) return inv.readNone(kind);
-          await Promise.all(where.scopes.map((s) => inv.read(kind, s, opts)));
-        });
+        const done = scope === "cluster"
+          ? inv.read(kind, undefined, opts)
+          : locate(scope).then(async (where) => {
+            if (where.everywhere) return inv.read(kind, undefined, opts);
+            if (where.scopes.length === 0) return inv.readNone(kind);
+            await Promise.all(where.scopes.map((s) => inv.read(kind, s, opts)));
+          });
         // A run-ending error (rejected credentials) may come back before anyone waits for this read:
         // it is surfaced where the run waits (the /version probe, `view()`), never as an unhandled
         // rejection that kills the process with a stack trace.
