@@ -4,6 +4,12 @@
  * budget of its own), then `cleanup` runs; a second SIGINT/SIGTERM leaves at once (exit 130) after
  * printing the command that removes what is left. The listeners are removed at the end, so the
  * default Ctrl-C behaviour comes back.
+ *
+ * One Ctrl-C can arrive twice: the terminal signals the whole foreground process group, so when the
+ * CLI runs under a parent that forwards signals (`deno task`, a shell wrapper, a supervisor) it sees
+ * the same interrupt from the terminal and from the parent, microseconds apart. A repeat within
+ * {@link REPEAT_GRACE_MS} of the first is that same interrupt and is ignored: only a second press
+ * leaves without cleaning up.
  */
 
 /** What stopped a run before it ended. */
@@ -19,6 +25,9 @@ export class RunStopped extends Error {
     this.name = by === "timeout" ? "TimeoutError" : "AbortError";
   }
 }
+
+/** A second signal closer than this to the first is the same interrupt delivered twice. */
+export const REPEAT_GRACE_MS = 750;
 
 /** Where signal listeners are added and removed (Deno's, or a test's). */
 export interface SignalHost {
@@ -48,6 +57,8 @@ export interface SignalCleanupOptions {
   exit?: (code: number) => void;
   /** Signal listeners (default: Deno's). */
   host?: SignalHost;
+  /** The clock (milliseconds; default `performance.now`), for the repeat grace. */
+  now?: () => number;
 }
 
 /** What {@link withSignalCleanup} returns: the body's value, the cleanup's, and what stopped the run. */
@@ -78,8 +89,10 @@ export async function withSignalCleanup<T, C>(
   const write = opts.write ?? ((line: string) => console.error(line));
   const exit = opts.exit ?? ((code: number) => Deno.exit(code));
   const host = opts.host ?? DENO_SIGNALS;
+  const now = opts.now ?? (() => performance.now());
   const ctl = new AbortController();
   let stoppedBy: StopCause | null = null;
+  let firstSignalAt = -Infinity;
 
   const stop = (by: StopCause): void => {
     if (stoppedBy !== null) return;
@@ -89,11 +102,14 @@ export async function withSignalCleanup<T, C>(
   const handlers = stopSignals().map((sig) => {
     const handler = (): void => {
       if (stoppedBy === "SIGINT" || stoppedBy === "SIGTERM") {
+        // The same interrupt seen twice (the terminal and a forwarding parent): not a second press.
+        if (now() - firstSignalAt < REPEAT_GRACE_MS) return;
         write(secondSignalLine(runIdCommand));
         exit(130);
         return;
       }
       write(`interrupted (${sig}): removing the probe objects; press Ctrl-C again to leave at once`);
+      firstSignalAt = now();
       stop(sig);
     };
     host.add(sig, handler);

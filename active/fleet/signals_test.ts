@@ -4,7 +4,14 @@
  * same path; listeners are gone at the end, whatever happened.
  */
 import assert from "node:assert/strict";
-import { RunStopped, secondSignalLine, type SignalHost, stopSignals, withSignalCleanup } from "./signals.ts";
+import {
+  REPEAT_GRACE_MS,
+  RunStopped,
+  secondSignalLine,
+  type SignalHost,
+  stopSignals,
+  withSignalCleanup,
+} from "./signals.ts";
 
 type Sig = "SIGINT" | "SIGTERM";
 
@@ -49,17 +56,40 @@ Deno.test("signals: a first SIGINT aborts the body, cleanup runs, listeners are 
   assert.equal(host.count(), 0, "listeners removed");
 });
 
+Deno.test("signals: one Ctrl-C delivered twice (terminal + a forwarding parent like deno task) still cleans up", async () => {
+  const host = scriptedHost();
+  const exits: number[] = [];
+  let clock = 1_000;
+  let cleaned = false;
+  const run = withSignalCleanup(CMD, waitingBody(50, []), () => {
+    cleaned = true;
+    return Promise.resolve(null);
+  }, { host, write: () => {}, exit: (code) => exits.push(code), now: () => clock });
+  host.fire("SIGINT");
+  clock += 2; // the same interrupt, forwarded
+  host.fire("SIGINT");
+  clock += REPEAT_GRACE_MS - 10;
+  host.fire("SIGTERM");
+  const out = await run;
+  assert.deepEqual(exits, [], "no exit without cleanup");
+  assert.equal(cleaned, true);
+  assert.equal(out.stoppedBy, "SIGINT");
+});
+
 Deno.test("signals: a second signal prints the cleanup command and exits 130 at once", async () => {
   const host = scriptedHost();
   const lines: string[] = [];
   const exits: number[] = [];
   const log: string[] = [];
+  let clock = 0;
   const run = withSignalCleanup(CMD, waitingBody(50, log), () => Promise.resolve(null), {
     host,
     write: (l) => lines.push(l),
     exit: (code) => exits.push(code),
+    now: () => clock,
   });
   host.fire("SIGINT");
+  clock += REPEAT_GRACE_MS;
   host.fire("SIGINT");
   assert.deepEqual(exits, [130]);
   assert.equal(lines.at(-1), secondSignalLine(CMD));

@@ -22,6 +22,7 @@ import { NetworkModelSchema } from "../../demo/fakekube/netmodel.ts";
 import type { FaultRule } from "../../demo/fakekube/faults.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { PROBE_LABELS, probeNamespace } from "../../active/model.ts";
+import { REPEAT_GRACE_MS } from "../../active/fleet/signals.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 
 const sanitizers = { sanitizeOps: false, sanitizeResources: false };
@@ -180,11 +181,16 @@ async function allOf(checks: Promise<unknown>[]): Promise<void> {
   }
 }
 
-/** Sends SIGINT once `cond` holds, then asserts the CLI leaves nothing of the run and exits 130. */
+/**
+ * Sends SIGINT once `cond` holds, then asserts the CLI leaves nothing of the run and exits 130.
+ * `delivered: 2` sends the one interrupt twice, back to back, as a terminal's Ctrl-C reaches a CLI
+ * under a parent that forwards it (`deno task`): it is still one interrupt, and the run cleans up.
+ */
 async function interruptWhen(
   v: Variant,
   what: string,
   cond: (s: Served, runId: string) => boolean,
+  delivered: 1 | 2 = 1,
 ): Promise<void> {
   const s = await serve(v);
   try {
@@ -194,6 +200,7 @@ async function interruptWhen(
       return id && cond(s, id) ? id : null;
     }, cli);
     cli.child.kill("SIGINT");
+    if (delivered === 2) cli.child.kill("SIGINT");
     const r = await cli.done;
     assert.deepEqual(leftovers(s, runId), [], `SIGINT once ${what}: left behind\n${r.stderr}`);
     assert.equal(r.code, 130, `SIGINT once ${what}: exit code\n${r.stderr}`);
@@ -234,6 +241,12 @@ Deno.test({
         "an exec into a probe pod is in flight",
         (s, id) => execsInto(s, id).length > 0,
       ),
+      interruptWhen(
+        SLOW_START,
+        "the probe pods exist (one Ctrl-C delivered twice, as through deno task)",
+        (s, id) => podsOf(s, "rome", id).length > 0,
+        2,
+      ),
       interruptTwice(),
     ]);
   },
@@ -244,7 +257,13 @@ Deno.test({
  * removes what the run left.
  */
 async function interruptTwice(): Promise<void> {
-  const s = await serve(SLOW_START);
+  // The cleanup takes a while (namespaces stay Terminating 4 s): the second press lands during it.
+  const s = await serve({
+    lifecycle: {
+      rome: { startDelayMs: 5_000, namespaceDeleteDelayMs: 4_000 },
+      milan: { startDelayMs: 5_000, namespaceDeleteDelayMs: 4_000 },
+    },
+  });
   try {
     const cli = probeMatrix(s);
     const runId = await until("the probe pods exist", () => {
@@ -252,7 +271,8 @@ async function interruptTwice(): Promise<void> {
       return id && podsOf(s, "milan", id).length > 0 ? id : null;
     }, cli);
     cli.child.kill("SIGINT");
-    await new Promise((r) => setTimeout(r, 50));
+    // A second press, not the same one delivered twice (that is ignored within REPEAT_GRACE_MS).
+    await new Promise((r) => setTimeout(r, REPEAT_GRACE_MS + 150));
     cli.child.kill("SIGINT");
     const r = await cli.done;
     assert.equal(r.code, 130, r.stderr);
