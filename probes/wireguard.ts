@@ -8,6 +8,7 @@
  * carrying it (a repeated or re-columned interface line) is read as a peer.
  */
 import type { ClusterSource, ExecOutcome } from "../kube/source.ts";
+import { rest } from "../time.ts";
 import type { WgEvidence, WgInterface, WgPeer, WgSample } from "./hub.ts";
 
 /**
@@ -462,21 +463,6 @@ export function unreadableCounters(first: WgSample, second: WgSample): Unreadabl
   return out;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, Math.max(0, ms));
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 function execFailure(outcome: Extract<ExecOutcome, { ok: false }>): string {
   switch (outcome.reason) {
     case "forbidden":
@@ -573,7 +559,7 @@ export async function collectWireguard(
 
   const [waited, mtus] = await Promise.all([
     // A snapshot replays captured output: waiting would not make its counters move.
-    source.isSnapshot ? Promise.resolve(!signal?.aborted) : sleep(intervalMs, signal),
+    source.isSnapshot ? Promise.resolve(!signal?.aborted) : rest(intervalMs, signal),
     Promise.all(first.sample.interfaces.map((i) => readMtu(source, ns, pod, i.name))),
   ]);
   const mtu: Record<string, number> = {};

@@ -13,6 +13,7 @@ import { ToolError } from "../../errors.ts";
 import type { AccessAttributes, WriteOutcome } from "../../kube/live/write.ts";
 import { collectionPath, WAIT_BACKOFF } from "../../kube/live/write.ts";
 import type { K8sObject } from "../../kube/source.ts";
+import { poll } from "../../time.ts";
 import { accessNeeds, dryRunAll, preflight } from "./preflight.ts";
 import type { ProbeTarget } from "./target.ts";
 import {
@@ -172,22 +173,6 @@ const str = (v: unknown): string => typeof v === "string" ? v : "";
 
 function secondsOf(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** Sleeps `ms`, or rejects with the signal's reason as soon as it aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** What a pod's status says: Ready (with its IP and node), failed for good, or still on its way. */
@@ -368,11 +353,9 @@ async function waitForPods(
 ): Promise<WaitResult> {
   const path = `/api/v1/namespaces/${probeNamespace(runId)}/pods`;
   const ready = new Map<string, { pod: ExpectedPod; podIP: string; node: string }>();
-  let delay: number = WAIT_BACKOFF.firstMs;
   let lastError: string | null = null;
   let pending: string[] = expected.map((p) => `${p.name} (node ${p.node}, ${target.name}): not created yet`);
-  for (;;) {
-    if (signal.aborted) throw signal.reason;
+  const polled = await poll<WaitResult>(async () => {
     const listed = await target.writer.list(path, { labelSelector: probePodSelector(runId), signal });
     if (!listed.ok) {
       lastError = `listing pods in ${target.name}: ${listed.message}`;
@@ -402,13 +385,10 @@ async function waitForPods(
       }
       if (ready.size === expected.length) return { ready, failure: null, pending: [] };
     }
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      return { ready, failure: null, pending: lastError ? [...pending, lastError] : pending };
-    }
-    await pause(Math.min(delay, left), signal);
-    delay = Math.min(WAIT_BACKOFF.maxMs, delay * 2);
-  }
+    return undefined;
+  }, { intervalMs: WAIT_BACKOFF.firstMs, maxIntervalMs: WAIT_BACKOFF.maxMs, deadline, signal });
+  if (polled.done) return polled.value;
+  return { ready, failure: null, pending: lastError ? [...pending, lastError] : pending };
 }
 
 /** The message of a NamespaceOffloading that settled in a failed phase (per-cluster conditions). */

@@ -25,6 +25,7 @@ import {
   type SweepMeasurement,
 } from "./judge.ts";
 import { remoteNamespaceOf } from "../offload.ts";
+import { poll, rest } from "../../time.ts";
 
 /** The cluster DNS domain the FQDNs are built with (Kubernetes' default). */
 export const CLUSTER_DOMAIN = "cluster.local";
@@ -89,19 +90,6 @@ export interface ServiceProbeIo {
 export interface ServiceProbeOutput {
   outcome: Outcome;
   measurement: ServiceMeasurement | null;
-}
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** The FQDN of the probe Service in `namespace`. */
@@ -248,22 +236,24 @@ async function waitSide(
   deadline: number,
 ): Promise<SliceSideMeasurement> {
   const now = io.now ?? Date.now;
-  const sleep = io.sleep ?? defaultSleep;
+  const sleep = io.sleep ?? ((ms: number, signal: AbortSignal) => rest(ms, signal).then(() => {}));
   const start = now();
-  let pause: number = POLL_BACKOFF.firstMs;
-  while (true) {
-    const m = await read();
+  let m!: SliceSideMeasurement;
+  // No signal for the poll itself: an abort ends the wait with the last reading, not a rejection.
+  const polled = await poll(async () => {
+    m = await read();
     if (complete(m)) return m;
     if (io.signal.aborted) return { ...m, error: m.error ?? "aborted" };
-    if (now() >= deadline) {
-      return {
-        ...m,
-        error: m.error ?? `still incomplete after ${Math.round((now() - start) / 1000)} s`,
-      };
-    }
-    await sleep(Math.min(pause, Math.max(0, deadline - now())), io.signal);
-    pause = Math.min(pause * 2, POLL_BACKOFF.maxMs);
-  }
+    return undefined;
+  }, {
+    intervalMs: POLL_BACKOFF.firstMs,
+    maxIntervalMs: POLL_BACKOFF.maxMs,
+    deadline,
+    now,
+    sleep: (ms) => sleep(ms, io.signal),
+  });
+  if (polled.done) return polled.value;
+  return { ...m, error: m.error ?? `still incomplete after ${Math.round((now() - start) / 1000)} s` };
 }
 
 async function dnsFrom(
