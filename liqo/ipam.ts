@@ -7,14 +7,9 @@ import type { Network } from "./views/ipam.ts";
 import type { Configuration } from "./views/networking.ts";
 import { conditionOf, peerObjects, REMOTE_ID_LABEL } from "./lookups.ts";
 
-/** Label selecting Liqo's Networks by role. */
-export const NETWORK_TYPE_LABEL = "ipam.liqo.io/network-type";
-
-/** Label on per-peer Networks owned by a Configuration. */
-export const CIDR_TYPE_LABEL = "configuration.liqo.io/cidr-type";
-
-/** v1.0/v1.1 "Configuration remapped" label. */
-export const LEGACY_CONFIGURED_LABEL = "configuration.liqo.io/configured";
+import { CIDR_TYPE_LABEL, LEGACY_CONFIGURED_LABEL, NETWORK_TYPE_LABEL } from "./names.ts";
+// Spelled in names.ts; importable from here too, beside the lookups that use them.
+export { CIDR_TYPE_LABEL, LEGACY_CONFIGURED_LABEL, NETWORK_TYPE_LABEL };
 
 /** A CIDR with the object it came from, for evidence. */
 export interface NamedCidr {

@@ -26,6 +26,7 @@ import {
 } from "./judge.ts";
 import { remoteNamespaceOf } from "../offload.ts";
 import { poll, rest } from "../../time.ts";
+import { MANAGED_BY_LABEL, offloadingPath, SHADOW_ENDPOINTSLICE_MANAGER } from "../../liqo/names.ts";
 
 /** The cluster DNS domain the FQDNs are built with (Kubernetes' default). */
 export const CLUSTER_DOMAIN = "cluster.local";
@@ -180,7 +181,7 @@ function sliceOf(obj: K8sObject): SliceSeen {
     // The provider's slice made from Liqo's ShadowEndpointSlice keeps the shadow's labels and adds
     // liqo.io/managed-by (pkg/liqo-controller-manager/offloading/shadowendpointslice-controller).
     reflected: s.metadata.labels?.["endpointslice.kubernetes.io/managed-by"] === REFLECTED_SLICE_MANAGER ||
-      s.metadata.labels?.["liqo.io/managed-by"] === "shadowendpointslice",
+      s.metadata.labels?.[MANAGED_BY_LABEL] === SHADOW_ENDPOINTSLICE_MANAGER,
     endpoints: (s.endpoints ?? []).map((ep) => ({
       pod: ep.targetRef?.name ?? null,
       addresses: ep.addresses ?? [],
@@ -335,9 +336,7 @@ export async function measureService(io: ServiceProbeIo): Promise<ServiceProbeOu
   }
   io.progress(`service: Service ${PROBE_SERVICE} created, waiting for its EndpointSlices`);
 
-  const offloading = await io.consumer.api.get(
-    `/apis/offloading.liqo.io/v1beta1/namespaces/${namespace}/namespaceoffloadings/offloading`,
-  );
+  const offloading = await io.consumer.api.get(offloadingPath(namespace));
   const remoteNamespace = remoteNamespaceOf(
     offloading.ok ? offloading.object : null,
     namespace,

@@ -7,6 +7,13 @@ import type { Objects } from "../../liqo/views/mod.ts";
 import type { IP } from "../../liqo/views/ipam.ts";
 import { controllerManager, isVirtualNode, networkingEnabled, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
+import {
+  ENDPOINTSLICE_IP_LABEL,
+  IP_TYPE_LABEL,
+  OFFLOADED_POD_NAME_LABEL,
+  PREINSTALLED_ANNOTATION,
+  SHADOW_POD_LABEL,
+} from "../../liqo/names.ts";
 
 type Platform = "openshift" | "aks" | "eks" | "gke" | "k3s" | null;
 
@@ -61,9 +68,9 @@ function offloadedNamespaces(inv: Objects): string[] {
 function userIps(inv: Objects): IP[] {
   return (inv.tryItems("ips") ?? []).filter((ip) => {
     const l = ip.metadata.labels ?? {};
-    return !l["ipam.liqo.io/ip-type"] && !l["liqo.io/shadowPod"] && !l[REMOTE_ID_LABEL] &&
-      !l["ipam.liqo.io/endpointslice"] && !l["offloading.liqo.io/pod-name"] &&
-      ip.metadata.annotations?.["liqo.io/preinstalled"] !== "true";
+    return !l[IP_TYPE_LABEL] && !l[SHADOW_POD_LABEL] && !l[REMOTE_ID_LABEL] &&
+      !l[ENDPOINTSLICE_IP_LABEL] && !l[OFFLOADED_POD_NAME_LABEL] &&
+      ip.metadata.annotations?.[PREINSTALLED_ANNOTATION] !== "true";
   });
 }
 

@@ -9,6 +9,7 @@ import type { InternalFabric } from "../../liqo/views/networking.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { nodeDown } from "../../liqo/lookups.ts";
 import { FABRIC_NAME_LABEL, noGatewaySkip } from "./shared.ts";
+import { INTERNAL_FABRIC_NAME_LABEL, INTERNAL_NODE_NAME_LABEL } from "../../liqo/names.ts";
 
 function nodeWiring(
   inv: Objects,
@@ -23,8 +24,8 @@ function nodeWiring(
     fabric
       ? inv.items("genevetunnels").filter((t) =>
         t.metadata.namespace === fabric.metadata.namespace &&
-        t.metadata.labels?.["networking.liqo.io/internal-fabric-name"] === fabric.metadata.name
-      ).map((t) => t.metadata.labels?.["networking.liqo.io/internal-node-name"])
+        t.metadata.labels?.[INTERNAL_FABRIC_NAME_LABEL] === fabric.metadata.name
+      ).map((t) => t.metadata.labels?.[INTERNAL_NODE_NAME_LABEL])
       : [],
   );
   let wired = 0;

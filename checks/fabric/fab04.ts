@@ -15,6 +15,7 @@ import {
   REMOTE_ID_LABEL,
 } from "../../liqo/lookups.ts";
 import { fabricPods, noGatewaySkip } from "./shared.ts";
+import { TENANT_NAMESPACE_LABEL } from "../../liqo/names.ts";
 
 interface Applier {
   pod: Pod;
@@ -29,7 +30,7 @@ function labelOf(o: Named, kind: "route" | "firewall", key: string): string | un
 function otherTenantNamespaces(inv: Objects, peerId: string): Set<string> {
   return new Set(
     (inv.tryItems("namespaces") ?? []).filter((n) =>
-      n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" &&
+      n.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true" &&
       n.metadata.labels?.[REMOTE_ID_LABEL] !== peerId
     ).map((n) => n.metadata.name),
   );

@@ -8,10 +8,7 @@ import { ageMs, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/looku
 import { contains } from "../../probes/cidr.ts";
 import { peerConfiguration, remappedCidrs } from "../../liqo/ipam.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
-
-const ORIGIN_LABEL = "offloading.liqo.io/origin";
-
-const MANAGED_BY = "liqo.io/managed-by";
+import { MANAGED_BY_LABEL, ORIGIN_LABEL, SHADOW_ENDPOINTSLICE_MANAGER } from "../../liqo/names.ts";
 
 function consumerSide(
   ctx: CheckContext,
@@ -48,7 +45,8 @@ function consumerSide(
 function providerSide(ctx: CheckContext, peerId: string, cidrs: string[]) {
   const inv = ctx.cluster.inv;
   const slices = inv.items("endpointslices").filter((s) =>
-    s.metadata.labels?.[MANAGED_BY] === "shadowendpointslice" && s.metadata.labels?.[ORIGIN_LABEL] === peerId
+    s.metadata.labels?.[MANAGED_BY_LABEL] === SHADOW_ENDPOINTSLICE_MANAGER &&
+    s.metadata.labels?.[ORIGIN_LABEL] === peerId
   );
   const shadows = inv.tryItems("shadowendpointslices") ?? [];
   const lines: string[] = [];

@@ -6,6 +6,11 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Node } from "../../liqo/views/core.ts";
 import { ageMs, conditionOf, formatAge, peerObjects } from "../../liqo/lookups.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
+import {
+  VIRTUAL_KUBELET_COMPONENT,
+  VIRTUAL_KUBELET_LABEL,
+  VIRTUAL_NODE_NAME_LABEL,
+} from "../../liqo/names.ts";
 
 function nodeProblems(ctx: CheckContext, node: Node, evidence: string[], now: Date): string[] {
   const name = node.metadata.name;
@@ -76,8 +81,8 @@ function run(ctx: CheckContext): Outcome {
     }
     const dep = inv.items("deployments").find((d) =>
       d.metadata.namespace === vn.metadata.namespace &&
-      d.metadata.labels?.["offloading.liqo.io/component"] === "virtual-kubelet" &&
-      (d.metadata.labels?.["liqo.io/virtual-node"] === name || d.metadata.name === `vk-${name}`)
+      d.metadata.labels?.[VIRTUAL_KUBELET_LABEL] === VIRTUAL_KUBELET_COMPONENT &&
+      (d.metadata.labels?.[VIRTUAL_NODE_NAME_LABEL] === name || d.metadata.name === `vk-${name}`)
     );
     if (!dep) {
       problems.push(`virtual-kubelet Deployment vk-${name} not found in ${vn.metadata.namespace}`);

@@ -33,9 +33,6 @@ import { containerLog } from "../common/logs.ts";
 /** The gateway kinds every tunnel check reads. */
 export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
 
-/** Label on PublicKeys and gateway Secrets. */
-export const GATEWAY_RESOURCE_LABEL = "networking.liqo.io/gateway-resource";
-
 export function wgCommand(ns: string, pod: string): string {
   return `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg show all dump`;
 }

@@ -18,9 +18,10 @@ import {
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { downStory, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand, withTunnelLogs } from "./shared.ts";
+import { downStory, GW_KINDS, wgCommand, withTunnelLogs } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { CONNECTION_STALE_MS } from "../common/tunnel_state.ts";
+import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";
 
 function connectionText(c: Connection | undefined, now: Date, cluster: string): string {
   if (!c) return `${cluster}: no Connection`;
