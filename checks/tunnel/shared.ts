@@ -14,7 +14,6 @@ import {
 } from "../../liqo/lookups.ts";
 import {
   handshakeAgeSeconds,
-  PEER_FIELDS,
   type PeerRate,
   rates,
   TUNNEL_PREFIX,
@@ -22,6 +21,7 @@ import {
   unreadableCounters,
   unreadableField,
 } from "../../probes/wireguard.ts";
+import { PEER_FIELDS } from "../../probes/wireguard_dump.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint, isHostname } from "../../liqo/endpoints.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";

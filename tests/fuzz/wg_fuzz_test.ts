@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { WgEvidence } from "../../probes/hub.ts";
-import { parseWgDump, toSample } from "../../probes/wireguard.ts";
+import { parseWgDump, toSample } from "../../probes/wireguard_dump.ts";
 import { BASE_TIME, scriptedProbes } from "../support/fixtures.ts";
 import { fuzzParams } from "../support/fuzz.ts";
 import { rome, ROME_POD, run, text } from "../support/tunnel_checks.ts";
