@@ -18,7 +18,7 @@ import {
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { downStory, GW_KINDS, wgCommand, withTunnelLogs } from "./shared.ts";
+import { downStory, GW_KINDS, wgCommand, withTunnelLogs } from "./_story.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { CONNECTION_STALE_MS } from "../common/tunnel_state.ts";
 import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";

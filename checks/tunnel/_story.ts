@@ -1,6 +1,8 @@
 /**
- * Helpers shared by several TUNNEL checks (not a check): the kinds every tunnel check reads, kubectl
- * commands, the peer's Connection, and the live `wg show` state of the active gateway pod.
+ * The tunnel story model, private to the TUNNEL layer (not a check): what the live `wg show` state
+ * of the active gateway pod says about each peer (a {@link PeerStory}: never worked, stopped,
+ * silent, stale, one way only, idle, flowing) and how the checks tell it — evidence, the fix, the
+ * logs — plus the kinds every tunnel check reads and the kubectl commands they print.
  */
 import type { CheckContext, ClusterView, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
