@@ -169,7 +169,8 @@ interface OffloadingShape {
 
 /**
  * The provider namespace the run namespace is offloaded to: `status.remoteNamespaceName`, else
- * Liqo's DefaultName `<namespace>-<consumer cluster ID>` (FACTS §2.11), null when neither is known.
+ * Liqo's DefaultName `<namespace>-<consumer cluster ID>`
+ * (`pkg/liqo-controller-manager/offloading/namespaceoffloading-controller/status.go`), null when neither is known.
  */
 export function remoteNamespaceOf(
   offloading: K8sObject | null,

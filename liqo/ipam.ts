@@ -1,6 +1,7 @@
 /**
  * IPAM lookups: the cluster's own Networks by role, the per-peer Configuration and the CIDRs it
- * remaps the peer to (FACTS §2.2, §2.9).
+ * remaps the peer to (Liqo's `pkg/liqo-controller-manager/networking/external-network/configuration/`,
+ * `pkg/utils/ipam/networks.go`).
  */
 import type { Objects } from "./views/mod.ts";
 import type { Network } from "./views/ipam.ts";
@@ -54,7 +55,10 @@ export function remappedCidrs(cfg: Configuration | null): { pod: string[]; exter
   };
 }
 
-/** True when Liqo considers the Configuration remapped (FACTS §0, §2.2): condition or legacy label. */
+/**
+ * True when Liqo considers the Configuration remapped: the condition, or the legacy label before v1.2
+ * (`pkg/liqo-controller-manager/networking/utils/configuration.go`).
+ */
 export function configurationConfigured(cfg: Configuration): boolean {
   const c = conditionOf(cfg, "NetworkCIDRsConfigured");
   if (c) {

@@ -1,6 +1,6 @@
 /**
  * Lookups over an inventory that follow how Liqo itself finds its objects: by label
- * (`liqo.io/remote-cluster-id`), never by assumed names (FACTS §2, §3).
+ * (`liqo.io/remote-cluster-id`), never by assumed names (Liqo's `pkg/utils/getters/k8sGetters.go`).
  */
 import type { KindId } from "../kube/kinds.ts";
 import { formatAge } from "../probes/duration.ts";
@@ -56,7 +56,10 @@ export function clusterIdOf(inv: Objects): string | null {
   return typeof id === "string" && id !== "" ? id : null;
 }
 
-/** The Liqo controller-manager Deployment, found by its labels (FACTS §4.1, §5). */
+/**
+ * The Liqo controller-manager Deployment, found by its labels as liqoctl finds it
+ * (`pkg/utils/getters/k8sGetters.go` `GetLiqoVersion`, `pkg/utils/labels/labelSelectors.go`).
+ */
 export function controllerManager(inv: Objects): Deployment | null {
   const deps = inv.tryItems("deployments") ?? [];
   return deps.find((d) =>
@@ -223,7 +226,10 @@ export function controllerManagerArg(inv: Objects, flag: string): string | null 
   return name ? containerArgs(spec, name).get(flag.replace(/^--/, "")) ?? null : null;
 }
 
-/** False only when the controller-manager runs with `--networking-enabled=false` (FACTS §4.1). */
+/**
+ * False only when the controller-manager runs with `--networking-enabled=false`
+ * (`deployments/liqo/templates/liqo-controller-manager-deployment.yaml`).
+ */
 export function networkingEnabled(inv: Objects): boolean {
   return controllerManagerArg(inv, "networking-enabled") !== "false";
 }

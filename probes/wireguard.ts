@@ -8,7 +8,7 @@ import { rest } from "../time.ts";
 import type { WgEvidence, WgInterface, WgPeer, WgSample } from "./hub.ts";
 import { IF_NAME, parseUint, parseWgDump, PEER_FIELDS, toSample } from "./wireguard_dump.ts";
 
-/** Container of the gateway pod that owns the WireGuard device (FACTS §4.2). */
+/** Container of the gateway pod that owns the WireGuard device (Liqo's gateway templates). */
 export const WIREGUARD_CONTAINER = "wireguard";
 
 /** Prefix of Liqo's WireGuard interfaces (`liqo-tunnel`, `liqo-tunnel1`…). */

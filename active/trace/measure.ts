@@ -29,7 +29,7 @@ import type { ExecOutcome } from "../../kube/source.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
 import { rest } from "../../time.ts";
 
-/** The WireGuard interface captured on both gateways (FACTS §4.2). */
+/** The WireGuard interface captured on both gateways (Liqo's `pkg/gateway/tunnel/const.go`). */
 export const TUNNEL_INTERFACE = TUNNEL_PREFIX;
 
 /**

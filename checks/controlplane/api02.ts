@@ -1,8 +1,8 @@
 /**
  * API-02: for in-band peerings, the API path through liqo-proxy is consistent: the consumer's
  * foreignProxyUrl points at port 8118 of the provider's proxy IP translated into the remapped
- * external CIDR, and on the provider liqo-proxy is ready and its IP allocated (CHECKS.md API-02,
- * FACTS §2.9, §6.4).
+ * external CIDR, and on the provider liqo-proxy is ready and its IP allocated (Liqo's
+ * `pkg/utils/ipam/mapping/ips.go`, `pkg/liqoctl/authenticate/handler.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

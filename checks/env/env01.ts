@@ -1,7 +1,7 @@
 /**
  * ENV-01: Liqo is installed and its core components (controller-manager, crd-replicator, webhook,
- * ipam, proxy, metric-agent, fabric) are present where expected and healthy (CHECKS.md ENV-01,
- * FACTS §4.1).
+ * ipam, proxy, metric-agent, fabric) are present where expected and healthy (Liqo's
+ * `deployments/liqo/templates/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

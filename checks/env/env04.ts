@@ -1,7 +1,7 @@
 /**
  * ENV-04: no debris of old peerings: nothing stuck deleting for more than 5 minutes, no tenant
  * namespace without its ForeignCluster, no gateway Deployment without its GatewayServer/Client, no
- * peer marked permanently unreachable (CHECKS.md ENV-04, FACTS §2.1, §3).
+ * peer marked permanently unreachable (Liqo's `pkg/utils/foreigncluster/conditions.go`, `pkg/consts/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

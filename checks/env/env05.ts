@@ -1,6 +1,6 @@
 /**
  * ENV-05: every (non-virtual) node runs a kernel of at least 5.10, below which Liqo's gateway and
- * fabric refuse to start (CHECKS.md ENV-05, FACTS §4.2, §4.3).
+ * fabric refuse to start (Liqo's `pkg/utils/kernel/version/const.go`, `cmd/gateway/main.go`, `cmd/fabric/main.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

@@ -1,6 +1,6 @@
 /**
  * ENV-06: whether a documented Liqo limit of the detected platform (OpenShift, AKS, EKS, GKE, K3s)
- * applies to the current configuration (CHECKS.md ENV-06, FACTS §7).
+ * applies to the current configuration (Liqo's `docs/installation/compatibility.md`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -64,7 +64,10 @@ function offloadedNamespaces(inv: Objects): string[] {
   ].filter((n) => n);
 }
 
-/** User-created IPs (external IP remapping), i.e. not one of those Liqo creates itself (FACTS §2.9). */
+/**
+ * User-created IPs (external IP remapping), i.e. not one of those Liqo creates itself
+ * (`pkg/utils/ipam/mapping/ips.go`, `pkg/liqo-controller-manager/offloading/ipmapping/`).
+ */
 function userIps(inv: Objects): IP[] {
   return (inv.tryItems("ips") ?? []).filter((ip) => {
     const l = ip.metadata.labels ?? {};

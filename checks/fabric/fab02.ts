@@ -1,5 +1,6 @@
 /**
- * FAB-02: the per-node Geneve wiring towards the peer's gateway is consistent (FACTS §2.7): the
+ * FAB-02: the per-node Geneve wiring towards the peer's gateway is consistent (Liqo's
+ * `pkg/liqo-controller-manager/networking/internal-network/`, `pkg/fabric/genevetunnel_controller.go`): the
  * InternalFabric points at the active gateway pod's IP, and every non-virtual node has an
  * InternalNode with its addresses and a GeneveTunnel.
  */

@@ -1,6 +1,7 @@
 /**
  * REF-02: the peer's virtual node is healthy (consumer side): VirtualNode conditions, the
- * virtual-kubelet Deployment running, the virtual Node Ready and without NetworkUnavailable (FACTS §2.11).
+ * virtual-kubelet Deployment running, the virtual Node Ready and without NetworkUnavailable (Liqo's
+ * `pkg/virtualKubelet/liqoNodeProvider/setup.go`, `conditions.go`, `utils.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Node } from "../../liqo/views/core.ts";
@@ -135,7 +136,8 @@ export const REF_02: CheckDef = {
   id: "REF-02",
   title: "Virtual node healthy",
   layer: "reflection",
-  // The virtual node goes NotReady when the tunnel is down (FACTS §2.11): that is TUN-01's finding.
+  // The virtual node goes NotReady when the tunnel is down (pkg/virtualKubelet/liqoNodeProvider/utils.go):
+  // that is TUN-01's finding.
   needs: ["TUN-01"],
   scope: "single",
   perPeer: true,

@@ -421,7 +421,7 @@ export async function downStory(
   }
 }
 
-/** The containers whose recent log explains a tunnel that is down (FACTS §4.2). */
+/** The containers whose recent log explains a tunnel that is down (the gateway templates' containers). */
 const TUNNEL_LOG_CONTAINERS = ["wireguard", "gateway"] as const;
 
 /**

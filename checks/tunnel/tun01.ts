@@ -1,6 +1,7 @@
 /**
  * TUN-01: the peer's Connection (written by the gateway's in-tunnel pinger) is Connected and fresh;
- * when it is missing, the PublicKeys explain why (FACTS §2.5, §2.6).
+ * when it is missing, the PublicKeys explain why (Liqo's `pkg/gateway/tunnel/wireguard/publickeys_controller.go`,
+ * `pkg/gateway/connection/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Connection } from "../../liqo/views/networking.ts";
