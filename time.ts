@@ -1,7 +1,8 @@
 /**
  * Waiting, the one way the product does it: a delay that an abort cuts short (its timer cleared, so
  * nothing keeps the process alive and no test leaks a timer), a race of any promise against an
- * abort, and the one backoff poll (a short first pause, growing to a cap, until a deadline).
+ * abort or against a time limit, and the one backoff poll (a short first pause, growing to a cap,
+ * until a deadline).
  *
  * This module has no dependencies: every floor may wait.
  */
@@ -56,6 +57,30 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     const onAbort = (): void => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** How a promise raced against a time limit ended: its value, or the time ran out first. */
+export type Within<T> = { done: true; value: T } | { done: false };
+
+/**
+ * `promise`'s value as `{ done: true, value }`, or `{ done: false }` when `ms` pass first (the
+ * promise runs on; its later outcome is handled here and dropped). Rejects as the promise does
+ * within the time. The timer is cleared as soon as the promise settles.
+ */
+export function within<T>(promise: Promise<T>, ms: number): Promise<Within<T>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ done: false }), Math.max(0, ms));
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ done: true, value });
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
 }
 

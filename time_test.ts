@@ -1,7 +1,7 @@
 // The sanitizers of Deno.test fail a test that leaves a timer running: every abort below must clear
 // the delay's timer, or the test itself fails.
 import assert from "node:assert/strict";
-import { abortable, delay, poll, rest } from "./time.ts";
+import { abortable, delay, poll, rest, within } from "./time.ts";
 
 Deno.test("delay: resolves after the time", async () => {
   const t0 = performance.now();
@@ -116,4 +116,12 @@ Deno.test("poll: an abort rejects with the reason, before an attempt or during t
   during.abort("late");
   await assert.rejects(polling, (e) => e === "late");
   assert.equal(calls, 1);
+});
+
+Deno.test("within: the value in time, done false past the limit, the rejection in time", async () => {
+  assert.deepEqual(await within(Promise.resolve(3), 60_000), { done: true, value: 3 });
+  let late!: (v: number) => void;
+  assert.deepEqual(await within(new Promise<number>((r) => late = r), 5), { done: false });
+  late(4); // settles after the limit: dropped
+  await assert.rejects(within(Promise.reject(new Error("no")), 60_000), /no/);
 });
