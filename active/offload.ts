@@ -28,11 +28,10 @@ import { conditionOf, isVirtualNode, REMOTE_ID_LABEL } from "../liqo/lookups.ts"
 import type { ProbeMode, ProbeName, ProbePod } from "./model.ts";
 import { PROBE_LABELS } from "./model.ts";
 import type { OffloadSpread } from "./fleet/templates.ts";
+import { ANTI_AFFINITY_LABELS_ANNOTATION, ANTI_AFFINITY_PRESET_ANNOTATION } from "../liqo/names.ts";
 
-/** Liqo's pod annotation selecting an anti-affinity preset for the remote pod. */
-export const ANTI_AFFINITY_PRESET_ANNOTATION = "liqo.io/anti-affinity-preset";
-/** Liqo's pod annotation naming the label keys the anti-affinity selects on. */
-export const ANTI_AFFINITY_LABELS_ANNOTATION = "liqo.io/anti-affinity-labels";
+// Spelled in liqo/names.ts; importable from here, where the offload plan writes them.
+export { ANTI_AFFINITY_LABELS_ANNOTATION, ANTI_AFFINITY_PRESET_ANNOTATION };
 /** Label keys every offloaded probe pod of a run shares (the index label differs, so it is left out). */
 export const ANTI_AFFINITY_LABEL_KEYS: readonly string[] = [PROBE_LABELS.runId, PROBE_LABELS.component];
 
@@ -170,7 +169,8 @@ interface OffloadingShape {
 
 /**
  * The provider namespace the run namespace is offloaded to: `status.remoteNamespaceName`, else
- * Liqo's DefaultName `<namespace>-<consumer cluster ID>` (FACTS §2.11), null when neither is known.
+ * Liqo's DefaultName `<namespace>-<consumer cluster ID>`
+ * (`pkg/liqo-controller-manager/offloading/namespaceoffloading-controller/status.go`), null when neither is known.
  */
 export function remoteNamespaceOf(
   offloading: K8sObject | null,

@@ -1,5 +1,5 @@
 /**
- * Benchmarks (run with `deno task bench`): CLI start-up for --help (client-node must not load),
+ * Benchmarks (run with `deno task bench`): CLI start-up for --help (the cluster client must not load),
  * and a full check of the healthy consumer against the fake API server over HTTPS.
  */
 import { loadScenario, serveScenario } from "../demo/fakekube/scenario.ts";

@@ -6,6 +6,7 @@
  * could pass for a complete one.
  */
 import { ToolError } from "../errors.ts";
+import { within } from "../time.ts";
 
 /** `0` on a timeout flag means no limit: the longest delay a timer accepts (~24.8 days). */
 export const NO_TIMEOUT_MS = 2 ** 31 - 1;
@@ -31,26 +32,13 @@ export async function withDeadline<T>(
     else cleanups.push(c);
   });
   if (ms >= NO_TIMEOUT_MS) return await running;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      expired = true;
-      reject(
-        new ToolError(
-          `the run did not finish within --timeout ${flag} and was stopped: raise --timeout (0 = no limit); ` +
-            `each API request and exec is bounded by --request-timeout`,
-        ),
-      );
-    }, ms);
-  });
-  try {
-    return await Promise.race([running, deadline]);
-  } finally {
-    clearTimeout(timer);
-    if (expired) {
-      // The work is abandoned: close what it opened so its requests stop, and ignore how it ends.
-      running.catch(() => {});
-      for (const c of cleanups.splice(0)) await clean(c);
-    }
-  }
+  const finished = await within(running, ms);
+  if (finished.done) return finished.value;
+  expired = true;
+  // The work is abandoned: close what it opened so its requests stop (its end is dropped).
+  for (const c of cleanups.splice(0)) await clean(c);
+  throw new ToolError(
+    `the run did not finish within --timeout ${flag} and was stopped: raise --timeout (0 = no limit); ` +
+      `each API request and exec is bounded by --request-timeout`,
+  );
 }

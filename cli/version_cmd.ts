@@ -29,7 +29,7 @@ export async function localVersionLines(): Promise<string[]> {
 
 /**
  * The commit of the checkout the code runs from, read from `.git` (HEAD, then the branch's ref or
- * packed-refs) — no `git` subprocess, so no `--allow-run`. Null when the code does not run from a
+ * packed-refs, in the common git dir of a linked worktree) — no `git` subprocess, so no `--allow-run`. Null when the code does not run from a
  * checkout (JSR, a compiled binary) or reading `.git` is not permitted (never prompts).
  */
 export async function gitCommit(root: URL): Promise<string | null> {
@@ -50,8 +50,11 @@ export async function gitCommit(root: URL): Promise<string | null> {
   if (!head) return null;
   const ref = head.match(/^ref: (\S+)$/)?.[1];
   if (!ref) return /^[0-9a-f]{40}$/.test(head) ? head.slice(0, 12) : null;
-  const loose = await read(new URL(ref, gitDir));
-  const packed = loose ? null : await read(new URL("packed-refs", gitDir));
+  // A linked worktree keeps its HEAD in its own git dir and the branches in the common one.
+  const common = await read(new URL("commondir", gitDir));
+  const refDir = common ? new URL(common.endsWith("/") ? common : `${common}/`, gitDir) : gitDir;
+  const loose = await read(new URL(ref, gitDir)) ?? await read(new URL(ref, refDir));
+  const packed = loose ? null : await read(new URL("packed-refs", refDir));
   const hash = loose ?? packed?.split("\n").find((l) => l.endsWith(` ${ref}`))?.split(" ")[0];
   return hash && /^[0-9a-f]{40}$/.test(hash)
     ? `${hash.slice(0, 12)} (${ref.replace(/^refs\/heads\//, "")})`

@@ -41,6 +41,11 @@ import { createHmac } from "node:crypto";
 import type { K8sObject } from "../kube/source.ts";
 import { isWireguardKey } from "../kube/live/list.ts";
 import { nestedDeeperThan, objectLabel, TOO_DEEP_REASON } from "../kube/depth.ts";
+import {
+  MANAGED_BY_NAMESPACE_MAP_ANNOTATION,
+  PREINSTALLED_ANNOTATION,
+  UNREACHABLE_ANNOTATION,
+} from "../liqo/names.ts";
 
 export { isWireguardKey };
 
@@ -96,9 +101,9 @@ const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** Annotation keys the checks read: always kept (their values still go through {@link scrubSecrets}). */
 export const KEPT_ANNOTATIONS: ReadonlySet<string> = new Set([
-  "liqo.io/foreign-cluster-permanently-unreachable", // ENV-04
-  "liqo.io/preinstalled", // ENV-06
-  "liqo.io/managed-by-namespace-map", // CNI-02
+  UNREACHABLE_ANNOTATION, // ENV-04
+  PREINSTALLED_ANNOTATION, // ENV-06
+  MANAGED_BY_NAMESPACE_MAP_ANNOTATION, // CNI-02
   "flyingfish.io/redacted-keys", // written by the live source on secrets
 ]);
 

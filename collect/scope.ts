@@ -28,6 +28,14 @@ import type { K8sObject } from "../kube/source.ts";
 import type { Objects } from "../liqo/views/mod.ts";
 import { isVirtualNode, liqoNamespaceOf, REMOTE_ID_LABEL, tenantNamespaceOf } from "../liqo/lookups.ts";
 import { isCniDaemonSet } from "../liqo/cni.ts";
+import {
+  GATEWAY_LABELS,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_NAMESPACE_MAP_ANNOTATION,
+  SHADOW_ENDPOINTSLICE_MANAGER,
+  TENANT_NAMESPACE_LABEL,
+  VIRTUAL_KUBELET_LABEL,
+} from "../liqo/names.ts";
 
 /** The kinds whose objects are narrowed to the scope. */
 export const SCOPED_KINDS: readonly KindId[] = [
@@ -77,7 +85,7 @@ function liqoLabelled(labels: Labels): boolean {
     labels["app.kubernetes.io/component"] === "controller-manager" &&
     labels["app.kubernetes.io/name"] === "controller-manager"
   ) return true;
-  if (labels["offloading.liqo.io/component"] !== undefined) return true;
+  if (labels[VIRTUAL_KUBELET_LABEL] !== undefined) return true;
   return Object.keys(labels).some((k) => k.startsWith("networking.liqo.io/"));
 }
 
@@ -89,14 +97,14 @@ export function scopeOf(inv: Objects): CollectScope {
   };
   add(core, liqoNamespaceOf(inv));
   for (const ns of inv.tryItems("namespaces") ?? []) {
-    if (ns.metadata.labels?.["liqo.io/tenant-namespace"] === "true") add(core, ns.metadata.name);
+    if (ns.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true") add(core, ns.metadata.name);
   }
   for (const fc of inv.tryItems("foreignclusters") ?? []) add(core, tenantNamespaceOf(inv, fc));
   for (const k of ["gatewayservers", "gatewayclients", "virtualnodes"] as const) {
     for (const o of inv.tryItems(k) ?? []) add(core, o.metadata.namespace);
   }
   for (const p of inv.tryItems("pods") ?? []) {
-    if (p.metadata.labels?.["networking.liqo.io/component"] === "gateway") add(core, p.metadata.namespace);
+    if (p.metadata.labels?.[GATEWAY_LABELS.component] === "gateway") add(core, p.metadata.namespace);
   }
 
   const offloaded = new Set<string>();
@@ -104,7 +112,7 @@ export function scopeOf(inv: Objects): CollectScope {
   for (const ns of inv.tryItems("namespaces") ?? []) {
     if (
       ns.metadata.labels?.[REMOTE_ID_LABEL] !== undefined &&
-      ns.metadata.annotations?.["liqo.io/managed-by-namespace-map"] !== undefined
+      ns.metadata.annotations?.[MANAGED_BY_NAMESPACE_MAP_ANNOTATION] !== undefined
     ) add(offloaded, ns.metadata.name);
   }
 
@@ -144,7 +152,7 @@ export function verdictOf(kind: KindId, o: K8sObject, scope: CollectScope): Verd
     case "daemonsets":
       return scope.cni.has(ns) || isCniDaemonSet(o) ? "keep" : "name-only";
     case "endpointslices": {
-      if (labels?.["liqo.io/managed-by"] === "shadowendpointslice") return "keep";
+      if (labels?.[MANAGED_BY_LABEL] === SHADOW_ENDPOINTSLICE_MANAGER) return "keep";
       const eps = Array.isArray(o.endpoints) ? o.endpoints : [];
       return eps.some((e) =>
           e && typeof e === "object" && scope.virtualNodes.has(String((e as { nodeName?: unknown }).nodeName))

@@ -12,6 +12,7 @@ import type { CheckDef, ClusterView, PeerView } from "../checks/types.ts";
 import { PEERING_DUMP_READS, PEERING_DUMP_READS_IN } from "../report/peering.ts";
 import { CHEAT_SHEET_READS, CHEAT_SHEET_READS_IN } from "../report/cheatsheet.ts";
 import { type ReadScope, type Resolved, resolveScope, SCOPE_INPUTS } from "../liqo/scopes.ts";
+import { TENANT_NAMESPACE_LABEL } from "../liqo/names.ts";
 
 /** What a run reads: each kind, and where (see liqo/scopes.ts). */
 export type ReadPlan = ReadonlyMap<KindId, ReadonlySet<ReadScope>>;
@@ -221,7 +222,7 @@ function peersFromLabels(view: ClusterView): ForeignCluster[] {
   }
   for (const ns of view.inv.tryItems("namespaces") ?? []) {
     const id = ns.metadata.labels?.[REMOTE_ID_LABEL];
-    if (id && ns.metadata.labels?.["liqo.io/tenant-namespace"] === "true") ids.add(id);
+    if (id && ns.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true") ids.add(id);
   }
   return [...ids].sort().map((id) => ({ metadata: { name: id }, spec: { clusterID: id } }));
 }

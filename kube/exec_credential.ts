@@ -11,6 +11,7 @@ import { z } from "zod";
 import { oneLine, ToolError, toToolError } from "../errors.ts";
 import type { Cluster, ExecConfig } from "./kubeconfig.ts";
 import { rerunCommand } from "./rerun.ts";
+import { within } from "../time.ts";
 
 /** The API versions of the exec credential protocol spoken here. */
 export const EXEC_API_VERSIONS: readonly string[] = [
@@ -203,19 +204,12 @@ export function createExecPlugin(exec: ExecConfig, opts: ExecPluginOptions): Exe
     }
     children.add(child);
     const output = child.output().finally(() => children.delete(child));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        kill(child);
-        reject(new ToolError(`${what} did not answer within ${timeoutMs} ms (--request-timeout)`));
-      }, timeoutMs);
-    });
-    let out: Deno.CommandOutput;
-    try {
-      out = await Promise.race([output, expired]);
-    } finally {
-      clearTimeout(timer);
+    const answered = await within(output, timeoutMs);
+    if (!answered.done) {
+      kill(child);
+      throw new ToolError(`${what} did not answer within ${timeoutMs} ms (--request-timeout)`);
     }
+    const out = answered.value;
     const dec = new TextDecoder();
     if (!out.success) {
       const why = interactive ? "" : firstLine(dec.decode(out.stderr));

@@ -25,6 +25,7 @@ import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from "node:ht
 import type { AgentOptions } from "node:https";
 import { PermissionError, ToolError } from "../errors.ts";
 import { parsedCaPem } from "./ca.ts";
+import { delay } from "../time.ts";
 import type { CredentialSource, RequestCredentials } from "./credentials.ts";
 import { type Cluster, readFailure } from "./kubeconfig.ts";
 import { createLimiter, type LimiterStats } from "./limiter.ts";
@@ -463,7 +464,7 @@ export async function createKubeHttp(
         if (typeof error === "object" && error !== null) errorRetries.set(error, retries);
         throw error;
       }
-      await new Promise((r) => setTimeout(r, wait));
+      await delay(wait);
     }
   }
 

@@ -1,6 +1,8 @@
 /**
  * Gateway endpoints as Liqo writes them (`{addresses[], port}`) and the node address Liqo
- * advertises for NodePort exposure (FACTS §2.3).
+ * advertises for NodePort exposure (Liqo's
+ * `pkg/liqo-controller-manager/networking/external-network/wireguard/wggatewayserver_controller.go`,
+ * `pkg/utils/nodeUtils.go`).
  */
 import type { Node } from "./views/core.ts";
 
@@ -73,7 +75,8 @@ export function hostnameBeforeIp(e: Endpoint | null): { hostname: string; ips: s
 
 /**
  * The Liqo release from which the issue (#11) says a client no longer dials only `addresses[0]`.
- * FACTS §2.3 reads the v1.2.0 client template as still passing `addresses[0]` alone, so below this
+ * Liqo v1.2.0's client template still passes `addresses[0]` alone (`--endpoint-address={{ index
+ * .Spec.Endpoint.Addresses 0 }}`, `deployments/liqo/templates/liqo-wireguard-gateway-client-template.yaml`), so below this
  * version the warning is certain; from it on GW-03/GW-04 only record the fact as evidence.
  */
 export const FIRST_ADDRESS_ONLY_BEFORE = { major: 1, minor: 2, text: "v1.2" } as const;

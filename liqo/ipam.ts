@@ -1,20 +1,16 @@
 /**
  * IPAM lookups: the cluster's own Networks by role, the per-peer Configuration and the CIDRs it
- * remaps the peer to (FACTS §2.2, §2.9).
+ * remaps the peer to (Liqo's `pkg/liqo-controller-manager/networking/external-network/configuration/`,
+ * `pkg/utils/ipam/networks.go`).
  */
 import type { Objects } from "./views/mod.ts";
 import type { Network } from "./views/ipam.ts";
 import type { Configuration } from "./views/networking.ts";
 import { conditionOf, peerObjects, REMOTE_ID_LABEL } from "./lookups.ts";
 
-/** Label selecting Liqo's Networks by role. */
-export const NETWORK_TYPE_LABEL = "ipam.liqo.io/network-type";
-
-/** Label on per-peer Networks owned by a Configuration. */
-export const CIDR_TYPE_LABEL = "configuration.liqo.io/cidr-type";
-
-/** v1.0/v1.1 "Configuration remapped" label. */
-export const LEGACY_CONFIGURED_LABEL = "configuration.liqo.io/configured";
+import { CIDR_TYPE_LABEL, LEGACY_CONFIGURED_LABEL, NETWORK_TYPE_LABEL } from "./names.ts";
+// Spelled in names.ts; importable from here too, beside the lookups that use them.
+export { CIDR_TYPE_LABEL, LEGACY_CONFIGURED_LABEL, NETWORK_TYPE_LABEL };
 
 /** A CIDR with the object it came from, for evidence. */
 export interface NamedCidr {
@@ -59,7 +55,10 @@ export function remappedCidrs(cfg: Configuration | null): { pod: string[]; exter
   };
 }
 
-/** True when Liqo considers the Configuration remapped (FACTS §0, §2.2): condition or legacy label. */
+/**
+ * True when Liqo considers the Configuration remapped: the condition, or the legacy label before v1.2
+ * (`pkg/liqo-controller-manager/networking/utils/configuration.go`).
+ */
 export function configurationConfigured(cfg: Configuration): boolean {
   const c = conditionOf(cfg, "NetworkCIDRsConfigured");
   if (c) {

@@ -1,6 +1,6 @@
 /**
  * Lookups over an inventory that follow how Liqo itself finds its objects: by label
- * (`liqo.io/remote-cluster-id`), never by assumed names (FACTS §2, §3).
+ * (`liqo.io/remote-cluster-id`), never by assumed names (Liqo's `pkg/utils/getters/k8sGetters.go`).
  */
 import type { KindId } from "../kube/kinds.ts";
 import { formatAge } from "../probes/duration.ts";
@@ -12,6 +12,15 @@ import type { Deployment, Node, Pod } from "./views/core.ts";
 import type { Connection, GatewayClient, GatewayServer } from "./views/networking.ts";
 import type { ForeignCluster } from "./views/peering.ts";
 import { containerArgs } from "./args.ts";
+import {
+  GATEWAY_LABELS,
+  REMOTE_ID_LABEL,
+  TENANT_NAMESPACE_LABEL,
+  VIRTUAL_KUBELET_LABEL,
+  VIRTUAL_NODE_LABEL,
+  VIRTUAL_NODE_NAME_LABEL,
+  VIRTUAL_NODE_TYPE,
+} from "./names.ts";
 
 /** Anything with object metadata (every view). */
 export interface Named {
@@ -23,17 +32,8 @@ export interface Conditioned<C> {
   readonly status?: { readonly conditions?: readonly C[] | null } | null;
 }
 
-/** Label carrying the peer's cluster ID on per-peer objects. */
-export const REMOTE_ID_LABEL = "liqo.io/remote-cluster-id";
-/** Label on virtual nodes. */
-export const VIRTUAL_NODE_LABEL = "liqo.io/type";
-/** Gateway pod labels (FACTS §3.1). */
-export const GATEWAY_LABELS = {
-  component: "networking.liqo.io/component",
-  name: "networking.liqo.io/gateway-name",
-  namespace: "networking.liqo.io/gateway-namespace",
-  active: "networking.liqo.io/active",
-} as const;
+// The names are spelled in names.ts; these stay importable from here, where the lookups use them.
+export { GATEWAY_LABELS, REMOTE_ID_LABEL, VIRTUAL_KUBELET_LABEL, VIRTUAL_NODE_LABEL } from "./names.ts";
 
 /** A peer's gateway as seen on one cluster. */
 export interface GatewayRef {
@@ -56,7 +56,10 @@ export function clusterIdOf(inv: Objects): string | null {
   return typeof id === "string" && id !== "" ? id : null;
 }
 
-/** The Liqo controller-manager Deployment, found by its labels (FACTS §4.1, §5). */
+/**
+ * The Liqo controller-manager Deployment, found by its labels as liqoctl finds it
+ * (`pkg/utils/getters/k8sGetters.go` `GetLiqoVersion`, `pkg/utils/labels/labelSelectors.go`).
+ */
 export function controllerManager(inv: Objects): Deployment | null {
   const deps = inv.tryItems("deployments") ?? [];
   return deps.find((d) =>
@@ -90,7 +93,7 @@ export function tenantNamespaceOf(inv: Objects, fc: ForeignCluster): string | nu
   if (typeof fromStatus === "string" && fromStatus) return fromStatus;
   const id = fc.spec?.clusterID ?? fc.metadata.name;
   const ns = (inv.tryItems("namespaces") ?? []).find((n) =>
-    n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" && n.metadata.labels?.[REMOTE_ID_LABEL] === id
+    n.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true" && n.metadata.labels?.[REMOTE_ID_LABEL] === id
   );
   return ns?.metadata.name ?? null;
 }
@@ -145,7 +148,7 @@ export function connectionOf(
 
 /** True for Liqo virtual nodes. */
 export function isVirtualNode(node: Named): boolean {
-  return node.metadata.labels?.[VIRTUAL_NODE_LABEL] === "virtual-node";
+  return node.metadata.labels?.[VIRTUAL_NODE_LABEL] === VIRTUAL_NODE_TYPE;
 }
 
 /** A condition of an object by type (status.conditions[]). */
@@ -223,7 +226,10 @@ export function controllerManagerArg(inv: Objects, flag: string): string | null 
   return name ? containerArgs(spec, name).get(flag.replace(/^--/, "")) ?? null : null;
 }
 
-/** False only when the controller-manager runs with `--networking-enabled=false` (FACTS §4.1). */
+/**
+ * False only when the controller-manager runs with `--networking-enabled=false`
+ * (`deployments/liqo/templates/liqo-controller-manager-deployment.yaml`).
+ */
 export function networkingEnabled(inv: Objects): boolean {
   return controllerManagerArg(inv, "networking-enabled") !== "false";
 }
@@ -339,9 +345,6 @@ export function podNodeDown(inv: Objects, pod: Pod): NodeDown | null {
   return node ? nodeDown(node) : null;
 }
 
-/** Label of virtual-kubelet pods (FACTS §3.1). */
-export const VIRTUAL_KUBELET_LABEL = "offloading.liqo.io/component";
-
 /**
  * What Liqo component a pod is, or null for other pods: a gateway pod (`gateway gw-<name>`), a pod of
  * the Liqo namespace (`liqo-<app.kubernetes.io/name>`: controller-manager, ipam, proxy, webhook,
@@ -353,7 +356,9 @@ export function liqoComponentOf(pod: Pod, liqoNs: string | null): string | null 
     return `gateway gw-${labels[GATEWAY_LABELS.name] ?? pod.metadata.name}`;
   }
   if (labels[VIRTUAL_KUBELET_LABEL] === "virtual-kubelet") {
-    return `virtual-kubelet${labels["liqo.io/virtual-node"] ? ` vk-${labels["liqo.io/virtual-node"]}` : ""}`;
+    return `virtual-kubelet${
+      labels[VIRTUAL_NODE_NAME_LABEL] ? ` vk-${labels[VIRTUAL_NODE_NAME_LABEL]}` : ""
+    }`;
   }
   if (liqoNs !== null && pod.metadata.namespace === liqoNs) {
     const app = labels["app.kubernetes.io/name"];

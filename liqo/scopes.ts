@@ -9,6 +9,7 @@
 import type { KindId, ListScope } from "../kube/kinds.ts";
 import { isCniDaemonSet } from "./cni.ts";
 import { controllerManager, GATEWAY_LABELS, isVirtualNode, REMOTE_ID_LABEL } from "./lookups.ts";
+import { MANAGED_BY_LABEL, SHADOW_ENDPOINTSLICE_MANAGER, TENANT_NAMESPACE_LABEL } from "./names.ts";
 import type { Objects } from "./views/mod.ts";
 
 /**
@@ -36,7 +37,7 @@ export type ReadScope =
   | "cni";
 
 /** The label Liqo puts on the EndpointSlices it reflects from a consumer's ShadowEndpointSlices. */
-export const REFLECTED_SLICE_SELECTOR = "liqo.io/managed-by=shadowendpointslice";
+export const REFLECTED_SLICE_SELECTOR = `${MANAGED_BY_LABEL}=${SHADOW_ENDPOINTSLICE_MANAGER}`;
 
 /** The kinds read (everywhere) to locate each scope. */
 export const SCOPE_INPUTS: { readonly [S in ReadScope]: readonly KindId[] } = {
@@ -118,7 +119,7 @@ function tenantNamespaces(inv: Objects): (string | null | undefined)[] {
   return [
     ...inv.items("foreignclusters").map((fc) => fc.status?.tenantNamespace?.local),
     ...inv.items("namespaces").filter((n) =>
-      n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" || n.metadata.labels?.[REMOTE_ID_LABEL]
+      n.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true" || n.metadata.labels?.[REMOTE_ID_LABEL]
     ).map((n) => n.metadata.name),
     ...inv.items("gatewayservers").map((g) => g.metadata.namespace),
     ...inv.items("gatewayclients").map((g) => g.metadata.namespace),

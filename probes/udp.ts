@@ -8,6 +8,7 @@
  */
 import type { UdpProbeResult } from "./hub.ts";
 import { probeUdpPrecise } from "./udp_ffi.ts";
+import { within } from "../time.ts";
 
 /** Options of {@link probeUdp}. */
 export interface UdpProbeOptions {
@@ -100,7 +101,6 @@ export async function probeUdp(host: string, port: number, opts: UdpProbeOptions
     return { outcome: "unavailable", detail: `cannot open a UDP socket: ${message(e)}${fallbackNote}` };
   }
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const onAbort = (): void => {
     try {
       conn.close();
@@ -109,13 +109,11 @@ export async function probeUdp(host: string, port: number, opts: UdpProbeOptions
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     await conn.send(probePayload(), { transport: "udp", hostname: host, port });
-    const timeout = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), Math.max(0, opts.timeoutMs));
-    });
+    const deadline = Date.now() + Math.max(0, opts.timeoutMs);
     while (true) {
-      const got = await Promise.race([conn.receive(), timeout]);
-      if (got === "timeout") return { outcome: "silence", detail: `${SILENCE_DETAIL}${fallbackNote}` };
-      const [data, addr] = got;
+      const got = await within(conn.receive(), deadline - Date.now());
+      if (!got.done) return { outcome: "silence", detail: `${SILENCE_DETAIL}${fallbackNote}` };
+      const [data, addr] = got.value;
       // An unconnected socket accepts datagrams from anyone: only count the probed endpoint
       // (or any sender when the host is a name we did not resolve ourselves).
       const from = addr as Deno.NetAddr;
@@ -134,7 +132,6 @@ export async function probeUdp(host: string, port: number, opts: UdpProbeOptions
     }
     return { outcome: "unavailable", detail: `UDP probe of ${target} failed: ${message(e)}${fallbackNote}` };
   } finally {
-    clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
     try {
       conn.close();

@@ -8,6 +8,14 @@ import { endpointOf } from "../liqo/endpoints.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ReadScope } from "../liqo/scopes.ts";
 import type { CheatSheetEntry } from "./model.ts";
+import {
+  API_SERVER_PROXY_IP_TYPE,
+  IP_TYPE_LABEL,
+  MANAGED_BY_LABEL,
+  NETWORK_TYPE_LABEL,
+  ORIGIN_LABEL,
+  SHADOW_ENDPOINTSLICE_MANAGER,
+} from "../liqo/names.ts";
 
 /** What the cheat sheet reads, declared like a check's reads. */
 export const CHEAT_SHEET_READS: readonly KindId[] = [
@@ -43,7 +51,7 @@ export function buildCheatSheet(
     const nets = v.inv.tryItems("networks") ?? [];
     for (const type of ["pod-cidr", "external-cidr", "internal-cidr"]) {
       const cidrs = nets.filter((n) =>
-        n.metadata.namespace === v.liqoNamespace && n.metadata.labels?.["ipam.liqo.io/network-type"] === type
+        n.metadata.namespace === v.liqoNamespace && n.metadata.labels?.[NETWORK_TYPE_LABEL] === type
       ).map((n) => n.status?.cidr ?? n.spec?.cidr).filter(Boolean);
       if (cidrs.length) {
         add({
@@ -55,7 +63,7 @@ export function buildCheatSheet(
       }
     }
     const proxyIp = (v.inv.tryItems("ips") ?? []).find((ip) =>
-      ip.metadata.labels?.["ipam.liqo.io/ip-type"] === "api-server-proxy"
+      ip.metadata.labels?.[IP_TYPE_LABEL] === API_SERVER_PROXY_IP_TYPE
     );
     if (proxyIp?.status?.ip) {
       add({
@@ -186,8 +194,8 @@ function remotePodIp(v: ClusterView, p: PeerView): string | null {
   if (offloaded?.status?.podIP) return offloaded.status.podIP;
   // Provider side: reflected EndpointSlices carry the consumer's pods, mapped into the local view.
   const slices = (v.inv.tryItems("endpointslices") ?? []).filter((s) =>
-    s.metadata.labels?.["liqo.io/managed-by"] === "shadowendpointslice" &&
-    s.metadata.labels?.["offloading.liqo.io/origin"] === p.clusterId
+    s.metadata.labels?.[MANAGED_BY_LABEL] === SHADOW_ENDPOINTSLICE_MANAGER &&
+    s.metadata.labels?.[ORIGIN_LABEL] === p.clusterId
   );
   const addr = slices.flatMap((s) => s.endpoints ?? []).flatMap((e) => e.addresses ?? [])[0];
   return typeof addr === "string" ? addr : null;

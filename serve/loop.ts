@@ -6,7 +6,7 @@
  */
 import { PermissionError } from "../errors.ts";
 import type { Report } from "../report/model.ts";
-import { HeapCompactor } from "../watch/heap.ts";
+import { runRounds } from "../watch/round_loop.ts";
 import type { ServeState } from "./state.ts";
 
 /** What runs the rounds (watch/rounds.ts `RoundRunner` has this shape). */
@@ -27,35 +27,6 @@ export interface RoundLoopOptions {
   log?: (line: string) => void;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer: ReturnType<typeof setTimeout> = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-/**
- * `p`, or null as soon as `signal` aborts: a stop does not wait for the round in flight (the
- * caller closes the runner, which ends it; its outcome is dropped).
- */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  if (signal.aborted) {
-    p.catch(() => {});
-    return Promise.resolve(null);
-  }
-  return new Promise<T | null>((resolve, reject) => {
-    const onAbort = (): void => resolve(null);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
 function messageOf(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split("\n")[0];
 }
@@ -65,27 +36,24 @@ function messageOf(err: unknown): string {
  * the {@link PermissionError} a round met.
  */
 export async function runRoundLoop(opts: RoundLoopOptions): Promise<void> {
-  const { rounds, state, signal } = opts;
+  const { state } = opts;
   let failing = false;
-  const compactor = new HeapCompactor();
-  while (!signal.aborted) {
-    const started = performance.now();
-    try {
-      const report = await untilAborted(rounds.next(), signal);
-      if (report === null) break;
-      state.recordRound(report, performance.now() - started);
+  await runRounds({
+    next: () => opts.rounds.next(),
+    intervalMs: opts.intervalMs,
+    signal: opts.signal,
+    onReport: (report, elapsedMs) => {
+      state.recordRound(report, elapsedMs);
       if (failing) opts.log?.("round succeeded again");
       failing = false;
-    } catch (err) {
-      if (signal.aborted) break; // the runner was closed under the round
-      // A missing Deno permission will not heal by itself: stop, and let the CLI say which flag.
-      if (err instanceof PermissionError) throw err;
+    },
+    onFailure: (err, elapsedMs) => {
       const message = messageOf(err);
-      state.recordFailure(message, performance.now() - started);
+      state.recordFailure(message, elapsedMs);
       opts.log?.(`round failed: ${message}`);
       failing = true;
-    }
-    compactor.afterRound();
-    await sleep(Math.max(0, opts.intervalMs - (performance.now() - started)), signal);
-  }
+    },
+    // A missing Deno permission will not heal by itself: stop, and let the CLI say which flag.
+    fatal: (err) => err instanceof PermissionError,
+  });
 }

@@ -1,15 +1,16 @@
 /**
  * The house rules, read from the product's own imports: every import points down the floors of the
  * pipeline (README, "Architecture"), no check imports another check, renderers see only the report
- * model, and nothing in the product imports tests/.
+ * model, nothing in the product imports tests/, and Liqo's names are spelled only in liqo/.
  */
 import assert from "node:assert/strict";
+import { liqoNameLiterals } from "./support/liqo_literals.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
 /** The floors, ground first: a module may import only its own floor or lower ones. */
 const FLOORS: readonly (readonly string[])[] = [
-  ["errors.ts", "version.ts"],
+  ["errors.ts", "time.ts", "version.ts"],
   ["kube/"],
   ["probes/"],
   ["liqo/"],
@@ -120,4 +121,42 @@ Deno.test("architecture: no `any` in kube/, liqo/, report/, render/ (checks/ onl
       );
     });
   }
+});
+
+/**
+ * Where a Liqo name may be spelled outside liqo/, and why. The fake API server stands in for Liqo
+ * itself: it spells the names as Liqo does, on its own, so a product typo is not mirrored by the
+ * fake and left unnoticed. kube/kinds.ts is below liqo/ (it cannot import it) and selects the one
+ * kind it narrows by a Liqo label.
+ */
+const LIQO_NAME_EXEMPT = [/^demo\/fakekube\//, /^fakekube\//, /^kube\/kinds\.ts$/];
+
+/** `path:line: literal` for every Liqo name literal of `source` (see tests/support/liqo_literals.ts). */
+export function liqoNameViolations(path: string, source: string): string[] {
+  if (path.startsWith("liqo/") || LIQO_NAME_EXEMPT.some((re) => re.test(path))) return [];
+  return liqoNameLiterals(source).map((l) => `${path}:${l.line}: "${l.text}" (import it from liqo/names.ts)`);
+}
+
+Deno.test("architecture: no Liqo label/annotation literal in product code outside liqo/", () => {
+  const bad = files.flatMap((f) => liqoNameViolations(f, sources.get(f)!));
+  assert.deepEqual(bad, []);
+});
+
+Deno.test("architecture: the Liqo-name rule catches a planted literal, not a comment, prose or a URL", () => {
+  const planted = [
+    "// a comment may say liqo.io/type",
+    "/* and so may networking.liqo.io/active */",
+    "const re = /[\"']/; // a regex with quotes does not open a string",
+    'const typed = labels["liqo.io/type"];',
+    "const path = `/apis/offloading.liqo.io/v1beta1/namespaces/${ns}/namespaceoffloadings`;",
+    'const prose = "Tenant namespaces (label liqo.io/tenant-namespace=true)";',
+    'const url = "https://docs.liqo.io/en/stable";',
+    "const nested = `${labels['networking.liqo.io/active']}`;",
+  ].join("\n");
+  assert.deepEqual(liqoNameViolations("checks/env/env99.ts", planted), [
+    'checks/env/env99.ts:4: "liqo.io/type" (import it from liqo/names.ts)',
+    'checks/env/env99.ts:5: "/apis/offloading.liqo.io/v1beta1/namespaces/${}/namespaceoffloadings" (import it from liqo/names.ts)',
+    'checks/env/env99.ts:8: "networking.liqo.io/active" (import it from liqo/names.ts)',
+  ]);
+  assert.deepEqual(liqoNameViolations("liqo/names.ts", planted), []);
 });

@@ -6,7 +6,7 @@
  * missing Deno permission) end the loop by throwing.
  */
 import type { EndEvent, EndReason, WatchEvent } from "../report/watch_model.ts";
-import { HeapCompactor } from "./heap.ts";
+import { runRounds } from "./round_loop.ts";
 import type { RoundRunner } from "./rounds.ts";
 import type { WatchSession } from "./session.ts";
 
@@ -49,24 +49,9 @@ export interface WatchOutcome {
   rounds: number;
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
 /** Runs rounds until the condition, the timeout, `maxRounds` or the signal; emits the end event. */
 export async function runWatchLoop(opts: WatchLoopOptions): Promise<WatchOutcome> {
   const now = opts.now ?? (() => new Date());
-  const tickMs = opts.tickMs ?? 1_000;
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -77,63 +62,43 @@ export async function runWatchLoop(opts: WatchLoopOptions): Promise<WatchOutcome
     ? setTimeout(() => stop.abort("timeout"), Math.max(0, deadline - started))
     : null;
   let lastExit: number | null = null;
-  let rounds = 0;
-  const compactor = new HeapCompactor();
-  const end = (reason: EndReason, exitCode: number): WatchOutcome => {
+  let met: EndReason | null = null;
+  const end = (reason: EndReason, exitCode: number, rounds: number): WatchOutcome => {
     const ev: EndEvent = { type: "end", time: now().toISOString(), reason, exitCode, rounds };
     opts.emit(ev);
     return { reason, exitCode, rounds };
   };
-  const stopped = (): WatchOutcome =>
-    stop.signal.reason === "timeout"
-      ? end("timeout", opts.until ? 1 : lastExit ?? 1)
-      : end("stopped", lastExit ?? 0);
   try {
-    while (!stop.signal.aborted) {
-      const roundStart = now().getTime();
-      await opts.beforeRound?.(rounds + 1);
-      opts.onUpdate?.(null);
-      let report;
-      try {
-        report = await raceAbort(opts.runner.next(), stop.signal);
-      } catch (err) {
-        if (stop.signal.aborted) break;
-        if (opts.fatal?.(err)) throw err;
-        rounds++;
-        opts.emit(opts.session.failed(err instanceof Error ? err.message : String(err), now()));
-        report = null;
-      }
-      if (report) {
-        rounds++;
+    const { ended, rounds } = await runRounds({
+      next: () => opts.runner.next(),
+      intervalMs: opts.intervalMs,
+      signal: stop.signal,
+      beforeRound: async (round) => {
+        await opts.beforeRound?.(round);
+        opts.onUpdate?.(null);
+      },
+      onReport: (report) => {
         lastExit = report.exitCode;
         for (const ev of opts.session.observe(report, now())) opts.emit(ev);
-        if (opts.until === "healthy" && report.exitCode === 0) return end("healthy", 0);
-        if (opts.until === "failure" && report.exitCode === 2) return end("failure", 0);
-      }
-      compactor.afterRound();
-      if (opts.maxRounds != null && rounds >= opts.maxRounds) return end("stopped", lastExit ?? 0);
-      const nextAt = roundStart + opts.intervalMs;
-      while (!stop.signal.aborted) {
-        const left = nextAt - now().getTime();
-        opts.onUpdate?.(Math.max(0, left));
-        if (left <= 0) break;
-        // Wake when the seconds left change, so "next check in N s" counts down evenly.
-        await sleep(Math.min(left, left % tickMs || tickMs), stop.signal);
-      }
-    }
-    return stopped();
+        if (opts.until === "healthy" && report.exitCode === 0) met = "healthy";
+        if (opts.until === "failure" && report.exitCode === 2) met = "failure";
+        return met !== null;
+      },
+      onFailure: (err) =>
+        opts.emit(opts.session.failed(err instanceof Error ? err.message : String(err), now())),
+      fatal: opts.fatal,
+      maxRounds: opts.maxRounds,
+      onWait: opts.onUpdate,
+      tickMs: opts.tickMs ?? 1_000,
+      now: () => now().getTime(),
+    });
+    if (ended === "done" && met !== null) return end(met, 0, rounds);
+    if (ended === "max-rounds") return end("stopped", lastExit ?? 0, rounds);
+    return stop.signal.reason === "timeout"
+      ? end("timeout", opts.until ? 1 : lastExit ?? 1, rounds)
+      : end("stopped", lastExit ?? 0, rounds);
   } finally {
     if (timer !== null) clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
   }
-}
-
-/** The promise's value, or a rejection as soon as `signal` aborts. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new DOMException("stopped", "AbortError"));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new DOMException("stopped", "AbortError"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

@@ -12,6 +12,7 @@ import { shortError } from "../../kube/live/client.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { ProbeTarget } from "./target.ts";
 import { type CleanupRecord, PROBE_LABELS, probeNamespace } from "../model.ts";
+import { OFFLOADING_NAME, offloadingPath } from "../../liqo/names.ts";
 
 /** Default cleanup budget (`--cleanup-timeout`). */
 export const DEFAULT_CLEANUP_BUDGET_MS = 30_000;
@@ -21,9 +22,6 @@ export const PROBE_NAMESPACE_PREFIX = "flyingfish-probe-";
 
 /** How long after the budget a hanging request of the cleanup is cut. */
 const HARD_STOP_GRACE_MS = 500;
-
-/** Name of the NamespaceOffloading of an offload-mode run (Liqo requires this name). */
-export const OFFLOADING_NAME = "offloading";
 
 /** Options of {@link cleanupRun}. */
 export interface CleanupRunOptions {
@@ -67,12 +65,6 @@ export function refusalToDelete(ns: K8sObject, runId: string): string | null {
 
 function namespacePath(name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(name)}`;
-}
-
-function offloadingPath(namespace: string): string {
-  return `/apis/offloading.liqo.io/v1beta1/namespaces/${
-    encodeURIComponent(namespace)
-  }/namespaceoffloadings/${OFFLOADING_NAME}`;
 }
 
 function seconds(ms: number): string {

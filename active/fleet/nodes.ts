@@ -5,9 +5,7 @@
  */
 import type { K8sObject } from "../../kube/source.ts";
 import type { ExcludedNode, Side } from "../model.ts";
-
-/** Label Liqo puts on its virtual nodes (value `virtual-node`). */
-export const LIQO_NODE_TYPE_LABEL = "liqo.io/type";
+import { VIRTUAL_NODE_LABEL, VIRTUAL_NODE_TYPE } from "../../liqo/names.ts";
 
 /** Labels and taint keys that mark a control-plane node. */
 export const CONTROL_PLANE_KEYS = [
@@ -62,7 +60,7 @@ function describeTaint(t: Taint): string {
 /** Why a node cannot take a probe pod apart from control-plane-ness, or null when it can. */
 function otherReason(node: K8sObject, tolerated: ReadonlySet<string>): string | null {
   const labels = node.metadata.labels ?? {};
-  if (labels[LIQO_NODE_TYPE_LABEL] === "virtual-node") {
+  if (labels[VIRTUAL_NODE_LABEL] === VIRTUAL_NODE_TYPE) {
     return "Liqo virtual node (its pods run in the peer cluster)";
   }
   const os = labels["kubernetes.io/os"];

@@ -8,6 +8,12 @@
 import type { K8sObject } from "../../kube/source.ts";
 import { netexecArgs, PROBE_CONTAINER, PROBE_PORTS } from "../commands.ts";
 import { PROBE_LABELS, probeNamespace, type Side } from "../model.ts";
+import {
+  NAMESPACE_OFFLOADING_API_VERSION,
+  OFFLOADING_NAME,
+  REMOTE_ID_LABEL,
+  VIRTUAL_NODE_TAINT,
+} from "../../liqo/names.ts";
 
 /** Label that selects the probe pods of a run together with the run-id label. */
 export const PROBE_COMPONENT = "probe";
@@ -20,12 +26,6 @@ export const SIDE_ANNOTATION = "flyingfish.io/side";
 
 /** Name of the Service over a run's probe pods. */
 export const PROBE_SERVICE = "ff-probe";
-
-/** Name of the NamespaceOffloading of an offload-mode run (Liqo reads only this name). */
-export const OFFLOADING_NAME = "offloading";
-
-/** Key of the taint Liqo puts on virtual nodes; pods in an offloaded namespace tolerate it. */
-export const VIRTUAL_NODE_TAINT = "virtual-node.liqo.io/not-allowed";
 
 /** The `ping_group_range` that lets the probe's non-root user send ICMP echo (no NET_RAW). */
 export const PING_GROUP_RANGE = "0 2147483647";
@@ -290,7 +290,7 @@ export function serviceManifest(runId: string): K8sObject {
  */
 export function namespaceOffloadingManifest(peer: string, runId?: string): K8sObject {
   return {
-    apiVersion: "offloading.liqo.io/v1beta1",
+    apiVersion: NAMESPACE_OFFLOADING_API_VERSION,
     kind: "NamespaceOffloading",
     metadata: {
       name: OFFLOADING_NAME,
@@ -301,7 +301,7 @@ export function namespaceOffloadingManifest(peer: string, runId?: string): K8sOb
       podOffloadingStrategy: "LocalAndRemote",
       clusterSelector: {
         nodeSelectorTerms: [{
-          matchExpressions: [{ key: "liqo.io/remote-cluster-id", operator: "In", values: [peer] }],
+          matchExpressions: [{ key: REMOTE_ID_LABEL, operator: "In", values: [peer] }],
         }],
       },
     },

@@ -31,7 +31,7 @@ import type { Side } from "../model.ts";
 import type { ClusterView } from "../../checks/types.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
 
-/** The tunnel addresses of Liqo's WireGuard interface `liqo-tunnel` (FACTS §4.2). */
+/** The tunnel addresses of Liqo's WireGuard interface `liqo-tunnel` (`pkg/gateway/tunnel/netlink.go`). */
 export const TUNNEL_ADDRESSES = { server: "169.254.18.1", client: "169.254.18.2" } as const;
 
 /** At most this many pings per path (the bisection of 68…1500 needs 11, plus hints and one re-try). */

@@ -3,7 +3,7 @@
  * offloaded) must be listed by the EndpointSlices on both sides (the consumer's own slice; on the
  * provider the reflected Service's native slice for the offloaded pods plus the slice Liqo reflects
  * for the local ones, label `endpointslice.kubernetes.io/managed-by: endpointslice.reflection.liqo.io`,
- * FACTS §2.11), must resolve by DNS from a pod on each side to that side's ClusterIP, and every
+ * Liqo's `pkg/virtualKubelet/forge/endpointslices.go`), must resolve by DNS from a pod on each side to that side's ClusterIP, and every
  * backend must answer a sweep of requests through it. Pure: measurement in, Outcome out
  * (active/service.ts measures).
  */

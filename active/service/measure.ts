@@ -27,6 +27,8 @@ import {
 import { remoteNamespaceOf } from "../offload.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
 import type { ProbeTarget } from "../fleet/target.ts";
+import { poll, rest } from "../../time.ts";
+import { MANAGED_BY_LABEL, offloadingPath, SHADOW_ENDPOINTSLICE_MANAGER } from "../../liqo/names.ts";
 
 /** The cluster DNS domain the FQDNs are built with (Kubernetes' default). */
 export const CLUSTER_DOMAIN = "cluster.local";
@@ -91,19 +93,6 @@ export interface ServiceProbeIo {
 export interface ServiceProbeOutput {
   outcome: Outcome;
   measurement: ServiceMeasurement | null;
-}
-
-function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** The FQDN of the probe Service in `namespace`. */
@@ -194,7 +183,7 @@ function sliceOf(obj: K8sObject): SliceSeen {
     // The provider's slice made from Liqo's ShadowEndpointSlice keeps the shadow's labels and adds
     // liqo.io/managed-by (pkg/liqo-controller-manager/offloading/shadowendpointslice-controller).
     reflected: s.metadata.labels?.["endpointslice.kubernetes.io/managed-by"] === REFLECTED_SLICE_MANAGER ||
-      s.metadata.labels?.["liqo.io/managed-by"] === "shadowendpointslice",
+      s.metadata.labels?.[MANAGED_BY_LABEL] === SHADOW_ENDPOINTSLICE_MANAGER,
     endpoints: (s.endpoints ?? []).map((ep) => ({
       pod: ep.targetRef?.name ?? null,
       addresses: ep.addresses ?? [],
@@ -250,22 +239,24 @@ async function waitSide(
   deadline: number,
 ): Promise<SliceSideMeasurement> {
   const now = io.now ?? Date.now;
-  const sleep = io.sleep ?? defaultSleep;
+  const sleep = io.sleep ?? ((ms: number, signal: AbortSignal) => rest(ms, signal).then(() => {}));
   const start = now();
-  let pause: number = POLL_BACKOFF.firstMs;
-  while (true) {
-    const m = await read();
+  let m!: SliceSideMeasurement;
+  // No signal for the poll itself: an abort ends the wait with the last reading, not a rejection.
+  const polled = await poll(async () => {
+    m = await read();
     if (complete(m)) return m;
     if (io.signal.aborted) return { ...m, error: m.error ?? "aborted" };
-    if (now() >= deadline) {
-      return {
-        ...m,
-        error: m.error ?? `still incomplete after ${Math.round((now() - start) / 1000)} s`,
-      };
-    }
-    await sleep(Math.min(pause, Math.max(0, deadline - now())), io.signal);
-    pause = Math.min(pause * 2, POLL_BACKOFF.maxMs);
-  }
+    return undefined;
+  }, {
+    intervalMs: POLL_BACKOFF.firstMs,
+    maxIntervalMs: POLL_BACKOFF.maxMs,
+    deadline,
+    now,
+    sleep: (ms) => sleep(ms, io.signal),
+  });
+  if (polled.done) return polled.value;
+  return { ...m, error: m.error ?? `still incomplete after ${Math.round((now() - start) / 1000)} s` };
 }
 
 async function dnsFrom(
@@ -347,9 +338,7 @@ export async function measureService(io: ServiceProbeIo): Promise<ServiceProbeOu
   }
   io.progress(`service: Service ${PROBE_SERVICE} created, waiting for its EndpointSlices`);
 
-  const offloading = await io.consumer.api.get(
-    `/apis/offloading.liqo.io/v1beta1/namespaces/${namespace}/namespaceoffloadings/offloading`,
-  );
+  const offloading = await io.consumer.api.get(offloadingPath(namespace));
   const remoteNamespace = remoteNamespaceOf(
     offloading.ok ? offloading.object : null,
     namespace,

@@ -23,11 +23,13 @@ import { activeGatewayPod, gatewayOf } from "../../liqo/lookups.ts";
 import type { Pod } from "../../liqo/views/core.ts";
 import { captureOn, GATEWAY_PROBE_CONTAINER, udpDial, wgDump } from "../commands.ts";
 import type { ProbePod, Side } from "../model.ts";
-import { parseSingleInterfaceDump, TUNNEL_PREFIX, WIREGUARD_CONTAINER } from "../../probes/wireguard.ts";
+import { TUNNEL_PREFIX, WIREGUARD_CONTAINER } from "../../probes/wireguard.ts";
+import { parseSingleInterfaceDump } from "../../probes/wireguard_dump.ts";
 import type { ExecOutcome } from "../../kube/source.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
+import { rest } from "../../time.ts";
 
-/** The WireGuard interface captured on both gateways (FACTS §4.2). */
+/** The WireGuard interface captured on both gateways (Liqo's `pkg/gateway/tunnel/const.go`). */
 export const TUNNEL_INTERFACE = TUNNEL_PREFIX;
 
 /**
@@ -244,18 +246,6 @@ export function readDial(out: ExecOutcome, token: string): TraceDirection["dial"
   };
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const t: ReturnType<typeof setTimeout> = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-
 /** Most pairs traced per direction (each node of either side in at least one, up to this many). */
 export const MAX_TRACE_PAIRS = 4;
 
@@ -335,7 +325,7 @@ export async function traceDirection(
       all.filter((c) => c.out).length
     } interfaces; sending in ${timing.settleMs} ms`,
   );
-  await sleep(timing.settleMs, ctx.signal);
+  await rest(timing.settleMs, ctx.signal);
   const dials = await Promise.all(live.map(async (p) => {
     const token = `ff-trace-${p.base.nonce}`;
     if (ctx.signal.aborted) return { ok: false as const, reason: "interrupted" };

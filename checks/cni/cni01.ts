@@ -1,6 +1,7 @@
 /**
  * CNI-01: which CNI runs (by its DaemonSets) and whether a documented caveat with Liqo applies
- * (FACTS §4.3, §7 D7–D11): Calico IP autodetection, Cilium kube-proxy replacement and taints,
+ * (Liqo's `docs/installation/install.md`, `docs/installation/compatibility.md`, the fabric options in
+ * `deployments/liqo/values.yaml`): Calico IP autodetection, Cilium kube-proxy replacement and taints,
  * masquerade bypass for Kindnet/Azure, AWS rule priority. Only warns: never fails.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
@@ -69,7 +70,7 @@ function fingerprintCalico(ctx: CheckContext, dss: readonly DaemonSet[], flannel
   const v = method ?? "first-found";
   if (calicoAutodetectionOk(v)) return f;
   f.warn.push(
-    `Calico node IP autodetection "${v}" may pick a Liqo interface (liqo.*) as the node address (FACTS §7 D7)`,
+    `Calico node IP autodetection "${v}" may pick a Liqo interface (liqo.*) as the node address (Liqo docs: installation/install.md, Calico)`,
   );
   if (operator) {
     f.notes.push(
@@ -107,7 +108,7 @@ function fingerprintCilium(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
   f.notes.push(`cilium-config: kube-proxy-replacement=${kpr}, devices=${devices || "(unset)"}`);
   if (["true", "strict"].includes(kpr) && !devices) {
     f.warn.push(
-      `Cilium kube-proxy-replacement=${kpr} without "devices": its eBPF programs attach to Liqo interfaces (liqo.*) and drop traffic (FACTS §7 D9)`,
+      `Cilium kube-proxy-replacement=${kpr} without "devices": its eBPF programs attach to Liqo interfaces (liqo.*) and drop traffic (Liqo docs: installation/install.md, Cilium devices)`,
     );
     f.fixes.push(
       `# set Cilium devices explicitly, e.g. helm upgrade cilium cilium/cilium --reuse-values --set devices='{eth0}'`,
@@ -124,7 +125,7 @@ function fingerprintCilium(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
     f.warn.push(
       `virtual node(s) ${
         tainted.map((n) => n.metadata.name).join(", ")
-      } carry a Cilium agent-not-ready taint: pods cannot be offloaded (FACTS §7 D8)`,
+      } carry a Cilium agent-not-ready taint: pods cannot be offloaded (Liqo docs: installation/install.md, Cilium)`,
     );
     f.fixes.push(`# give the Cilium DaemonSet a node affinity: liqo.io/type DoesNotExist`);
   } else {
@@ -144,7 +145,7 @@ function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding 
     fixes: [],
   };
   if (v === "false") {
-    f.warn.push(`${cni} needs Liqo's gatewayMasqueradeBypass (FACTS §4.3) but it is off`);
+    f.warn.push(`${cni} needs Liqo's gatewayMasqueradeBypass (networking.fabric.config) but it is off`);
     f.fixes.push(
       `helm upgrade liqo liqo/liqo -n ${
         ctx.cluster.liqoNamespace ?? "liqo"
@@ -189,7 +190,7 @@ function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
       warn: [],
       notes: [
         refOf(anetd),
-        "offloaded pods cannot be exposed via NodePort/LoadBalancer (FACTS §7 D11, reported by ENV-06)",
+        "offloaded pods cannot be exposed via NodePort/LoadBalancer (Liqo docs: installation/compatibility.md, reported by ENV-06)",
       ],
       fixes: [],
     });

@@ -13,6 +13,7 @@ import {
   policyTypes,
   selectorMatches,
 } from "../../liqo/policies.ts";
+import { MANAGED_BY_NAMESPACE_MAP_ANNOTATION, TENANT_NAMESPACE_LABEL } from "../../liqo/names.ts";
 
 function offloadedNamespaces(ctx: CheckContext, peerId: string): string[] {
   const inv = ctx.cluster.inv;
@@ -27,8 +28,8 @@ function offloadedNamespaces(ctx: CheckContext, peerId: string): string[] {
   for (const ns of inv.tryItems("namespaces") ?? []) {
     if (
       ns.metadata.labels?.[REMOTE_ID_LABEL] === peerId &&
-      ns.metadata.labels?.["liqo.io/tenant-namespace"] !== "true" &&
-      ns.metadata.annotations?.["liqo.io/managed-by-namespace-map"] !== undefined
+      ns.metadata.labels?.[TENANT_NAMESPACE_LABEL] !== "true" &&
+      ns.metadata.annotations?.[MANAGED_BY_NAMESPACE_MAP_ANNOTATION] !== undefined
     ) out.add(ns.metadata.name);
   }
   return [...out];

@@ -1,7 +1,8 @@
 /**
  * Gateway endpoints given as hostnames, as the gateway and tunnel checks report them: whether a name
  * resolves from this host (through the memoised `ctx.probes.resolve`), and the "hostname listed before
- * an IP" risk of clients that dial only `addresses[0]` (FACTS §2.3). Not a check.
+ * an IP" risk of clients that dial only `addresses[0]` (Liqo's client template,
+ * `deployments/liqo/templates/liqo-wireguard-gateway-client-template.yaml`). Not a check.
  */
 import type { CheckContext } from "../types.ts";
 import type { ResolveResult } from "../../probes/hub.ts";

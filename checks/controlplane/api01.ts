@@ -1,7 +1,8 @@
 /**
  * API-01: the consumer's controller-manager reaches the provider's API server (APIServerStatus),
  * with an optional TLS dial from this host to tell a cluster-side block from a wrong address
- * (CHECKS.md API-01, FACTS §2.1, §6.4).
+ * (Liqo's `pkg/liqo-controller-manager/core/foreigncluster-controller/apiserverchecker.go`,
+ * `pkg/liqoctl/authenticate/handler.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

@@ -1,8 +1,8 @@
 /**
  * API-02: for in-band peerings, the API path through liqo-proxy is consistent: the consumer's
  * foreignProxyUrl points at port 8118 of the provider's proxy IP translated into the remapped
- * external CIDR, and on the provider liqo-proxy is ready and its IP allocated (CHECKS.md API-02,
- * FACTS §2.9, §6.4).
+ * external CIDR, and on the provider liqo-proxy is ready and its IP allocated (Liqo's
+ * `pkg/utils/ipam/mapping/ips.go`, `pkg/liqoctl/authenticate/handler.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -12,6 +12,7 @@ import type { Tenant } from "../../liqo/views/peering.ts";
 import { conditionOf, liqoNamespaceOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { contains, remapAddress } from "../../probes/cidr.ts";
 import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
+import { API_SERVER_PROXY_IP_TYPE, IP_TYPE_LABEL } from "../../liqo/names.ts";
 
 function proxyDeployment(inv: Objects): Deployment | undefined {
   const ns = liqoNamespaceOf(inv);
@@ -22,7 +23,7 @@ function proxyDeployment(inv: Objects): Deployment | undefined {
 
 function proxyIp(inv: Objects): IP | undefined {
   const ips = inv.tryItems("ips") ?? [];
-  return ips.find((i) => i.metadata.labels?.["ipam.liqo.io/ip-type"] === "api-server-proxy") ??
+  return ips.find((i) => i.metadata.labels?.[IP_TYPE_LABEL] === API_SERVER_PROXY_IP_TYPE) ??
     ips.find((i) => i.metadata.name === "api-server-proxy");
 }
 

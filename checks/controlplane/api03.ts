@@ -1,7 +1,7 @@
 /**
  * API-03: the peering's identities are valid: client certificates not expired (warn under 30 days),
- * the Tenant neither cordoned nor drained, no ResourceSlice condition Denied (CHECKS.md API-03,
- * FACTS §2.10).
+ * the Tenant neither cordoned nor drained, no ResourceSlice condition Denied (Liqo's
+ * `apis/authentication/v1beta1/*_types.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";

@@ -1,7 +1,7 @@
 /**
  * FC-01: the ForeignCluster's enabled modules report healthy conditions; an unhealthy authentication
  * condition fails here, networking/offloading ones point at the check that judges the objects
- * behind them (CHECKS.md FC-01, FACTS §2.1).
+ * behind them (Liqo's `pkg/liqo-controller-manager/core/foreigncluster-controller/status.go`, `conditions.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";

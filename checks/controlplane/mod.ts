@@ -1,6 +1,6 @@
 /**
  * CONTROL PLANE layer: ForeignCluster module conditions, provider API server reachability, the
- * in-band API path and identity validity (CHECKS.md FC-01, API-01…03).
+ * in-band API path and identity validity (FC-01, API-01…03).
  */
 import type { CheckDef } from "../types.ts";
 import { FC_01 } from "./fc01.ts";

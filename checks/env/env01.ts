@@ -1,7 +1,7 @@
 /**
  * ENV-01: Liqo is installed and its core components (controller-manager, crd-replicator, webhook,
- * ipam, proxy, metric-agent, fabric) are present where expected and healthy (CHECKS.md ENV-01,
- * FACTS §4.1).
+ * ipam, proxy, metric-agent, fabric) are present where expected and healthy (Liqo's
+ * `deployments/liqo/templates/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -20,6 +20,7 @@ import {
 } from "../../liqo/lookups.ts";
 import { containerLog } from "../common/logs.ts";
 import { liqoNs } from "./shared.ts";
+import { GATEWAY_LABELS } from "../../liqo/names.ts";
 
 /** Log reads per unhealthy workload (one per failing container, the first pods first). */
 const MAX_LOGS_PER_WORKLOAD = 2;
@@ -207,7 +208,7 @@ function notInstalled(ctx: CheckContext): Outcome {
   const inv = ctx.cluster.inv;
   const partial = [...inv.items("deployments"), ...inv.items("daemonsets")].filter((o) =>
     o.metadata.labels?.["app.kubernetes.io/part-of"] === "liqo" &&
-    !o.metadata.labels?.["networking.liqo.io/component"]
+    !o.metadata.labels?.[GATEWAY_LABELS.component]
   );
   if (partial.length > 0) {
     const ns = partial[0].metadata.namespace ?? "liqo";

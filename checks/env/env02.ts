@@ -1,6 +1,7 @@
 /**
  * ENV-02: both ends of a peering run the same Liqo version (controller-manager image tag), and the
- * peer's gateway pods run the version of their controller-manager (CHECKS.md ENV-02, FACTS §5).
+ * peer's gateway pods run the version of their controller-manager (as liqoctl reads it:
+ * `pkg/utils/getters/k8sGetters.go` `GetLiqoVersion`; mixed versions: `docs/usage/peer.md`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

@@ -1,6 +1,6 @@
 /**
  * ENV-03: the API server serves every Liqo group/version and resource FlyingFish reads, i.e. the
- * Liqo CRDs are installed (CHECKS.md ENV-03, FACTS §1).
+ * Liqo CRDs are installed (Liqo's `deployments/liqo/charts/liqo-crds/crds/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { KINDS } from "../../kube/kinds.ts";

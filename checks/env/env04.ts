@@ -1,16 +1,16 @@
 /**
  * ENV-04: no debris of old peerings: nothing stuck deleting for more than 5 minutes, no tenant
  * namespace without its ForeignCluster, no gateway Deployment without its GatewayServer/Client, no
- * peer marked permanently unreachable (CHECKS.md ENV-04, FACTS §2.1, §3).
+ * peer marked permanently unreachable (Liqo's `pkg/utils/foreigncluster/conditions.go`, `pkg/consts/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { Namespace } from "../../liqo/views/core.ts";
 import { KINDS } from "../../kube/kinds.ts";
 import { ageMs, formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
+import { GATEWAY_LABELS, TENANT_NAMESPACE_LABEL, UNREACHABLE_ANNOTATION } from "../../liqo/names.ts";
 
 const STUCK_MS = 5 * 60 * 1000;
-const UNREACHABLE_ANNOTATION = "liqo.io/foreign-cluster-permanently-unreachable";
 
 /** What a deletion is judged on: metadata, and for a Namespace its `spec.finalizers`. */
 type Deletable = Named & { readonly kind?: string; readonly spec?: Readonly<Record<string, unknown>> | null };
@@ -86,9 +86,9 @@ function orphanGateways(inv: Objects, tenantNs: readonly Namespace[], fixes: str
   for (const d of deps) {
     if (!nsNames.has(d.metadata.namespace ?? "")) continue;
     const labels = d.metadata.labels ?? {};
-    const isGw = labels["networking.liqo.io/component"] === "gateway" || d.metadata.name.startsWith("gw-");
+    const isGw = labels[GATEWAY_LABELS.component] === "gateway" || d.metadata.name.startsWith("gw-");
     if (!isGw) continue;
-    const gwName = labels["networking.liqo.io/gateway-name"] ?? d.metadata.name.replace(/^gw-/, "");
+    const gwName = labels[GATEWAY_LABELS.name] ?? d.metadata.name.replace(/^gw-/, "");
     const owner = [...servers, ...clients].find((g) =>
       g.metadata.namespace === d.metadata.namespace && g.metadata.name === gwName
     );
@@ -109,7 +109,7 @@ function run(ctx: CheckContext): Outcome {
   const fcs = inv.items("foreignclusters");
   const fcIds = new Set(fcs.map((f) => f.spec?.clusterID ?? f.metadata.name));
   const tenantNs = inv.items("namespaces").filter((n) =>
-    n.metadata.labels?.["liqo.io/tenant-namespace"] === "true"
+    n.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true"
   );
   const evidence: string[] = [];
   const fixes: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * ENV-05: every (non-virtual) node runs a kernel of at least 5.10, below which Liqo's gateway and
- * fabric refuse to start (CHECKS.md ENV-05, FACTS §4.2, §4.3).
+ * fabric refuse to start (Liqo's `pkg/utils/kernel/version/const.go`, `cmd/gateway/main.go`, `cmd/fabric/main.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -11,6 +11,7 @@ import {
   networkingEnabled,
 } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
+import { GATEWAY_LABELS } from "../../liqo/names.ts";
 
 /** Parses a kernel release ("6.8.0-51-generic", "4.18.0-553.el8_10.x86_64") into [major, minor, patch]. */
 export function parseKernel(release: unknown): [number, number, number] | null {
@@ -31,7 +32,7 @@ function kernelRefusals(inv: Objects, node: string): string[] {
   for (const p of inv.tryItems("pods") ?? []) {
     if (p.spec?.nodeName !== node) continue;
     const liqo = p.metadata.labels?.["app.kubernetes.io/part-of"] === "liqo" ||
-      p.metadata.labels?.["networking.liqo.io/component"] === "gateway";
+      p.metadata.labels?.[GATEWAY_LABELS.component] === "gateway";
     if (!liqo) continue;
     for (const c of containerSummaries(p)) {
       if (c.lastTermination && /kernel/i.test(c.lastTermination)) {

@@ -1,12 +1,19 @@
 /**
  * ENV-06: whether a documented Liqo limit of the detected platform (OpenShift, AKS, EKS, GKE, K3s)
- * applies to the current configuration (CHECKS.md ENV-06, FACTS §7).
+ * applies to the current configuration (Liqo's `docs/installation/compatibility.md`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { IP } from "../../liqo/views/ipam.ts";
 import { controllerManager, isVirtualNode, networkingEnabled, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
+import {
+  ENDPOINTSLICE_IP_LABEL,
+  IP_TYPE_LABEL,
+  OFFLOADED_POD_NAME_LABEL,
+  PREINSTALLED_ANNOTATION,
+  SHADOW_POD_LABEL,
+} from "../../liqo/names.ts";
 
 type Platform = "openshift" | "aks" | "eks" | "gke" | "k3s" | null;
 
@@ -57,13 +64,16 @@ function offloadedNamespaces(inv: Objects): string[] {
   ].filter((n) => n);
 }
 
-/** User-created IPs (external IP remapping), i.e. not one of those Liqo creates itself (FACTS §2.9). */
+/**
+ * User-created IPs (external IP remapping), i.e. not one of those Liqo creates itself
+ * (`pkg/utils/ipam/mapping/ips.go`, `pkg/liqo-controller-manager/offloading/ipmapping/`).
+ */
 function userIps(inv: Objects): IP[] {
   return (inv.tryItems("ips") ?? []).filter((ip) => {
     const l = ip.metadata.labels ?? {};
-    return !l["ipam.liqo.io/ip-type"] && !l["liqo.io/shadowPod"] && !l[REMOTE_ID_LABEL] &&
-      !l["ipam.liqo.io/endpointslice"] && !l["offloading.liqo.io/pod-name"] &&
-      ip.metadata.annotations?.["liqo.io/preinstalled"] !== "true";
+    return !l[IP_TYPE_LABEL] && !l[SHADOW_POD_LABEL] && !l[REMOTE_ID_LABEL] &&
+      !l[ENDPOINTSLICE_IP_LABEL] && !l[OFFLOADED_POD_NAME_LABEL] &&
+      ip.metadata.annotations?.[PREINSTALLED_ANNOTATION] !== "true";
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * ENV layer: is Liqo installed and healthy, at matching versions, on nodes and platforms it supports,
- * without debris of old peerings (CHECKS.md ENV-01…06).
+ * without debris of old peerings (ENV-01…06).
  */
 import type { CheckDef } from "../types.ts";
 import { ENV_01 } from "./env01.ts";

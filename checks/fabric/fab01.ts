@@ -1,5 +1,6 @@
 /**
- * FAB-01: the liqo-fabric DaemonSet has a Running+Ready pod on every non-virtual node (FACTS §2.7);
+ * FAB-01: the liqo-fabric DaemonSet has a Running+Ready pod on every non-virtual node
+ * (Liqo's `deployments/liqo/templates/liqo-fabric-daemonset.yaml`);
  * for each node without one it says why (untolerated taint, nodeSelector, Pending reason, crash).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";

@@ -1,5 +1,6 @@
 /**
- * FAB-02: the per-node Geneve wiring towards the peer's gateway is consistent (FACTS §2.7): the
+ * FAB-02: the per-node Geneve wiring towards the peer's gateway is consistent (Liqo's
+ * `pkg/liqo-controller-manager/networking/internal-network/`, `pkg/fabric/genevetunnel_controller.go`): the
  * InternalFabric points at the active gateway pod's IP, and every non-virtual node has an
  * InternalNode with its addresses and a GeneveTunnel.
  */
@@ -9,6 +10,7 @@ import type { InternalFabric } from "../../liqo/views/networking.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { nodeDown } from "../../liqo/lookups.ts";
 import { FABRIC_NAME_LABEL, noGatewaySkip } from "./shared.ts";
+import { INTERNAL_FABRIC_NAME_LABEL, INTERNAL_NODE_NAME_LABEL } from "../../liqo/names.ts";
 
 function nodeWiring(
   inv: Objects,
@@ -23,8 +25,8 @@ function nodeWiring(
     fabric
       ? inv.items("genevetunnels").filter((t) =>
         t.metadata.namespace === fabric.metadata.namespace &&
-        t.metadata.labels?.["networking.liqo.io/internal-fabric-name"] === fabric.metadata.name
-      ).map((t) => t.metadata.labels?.["networking.liqo.io/internal-node-name"])
+        t.metadata.labels?.[INTERNAL_FABRIC_NAME_LABEL] === fabric.metadata.name
+      ).map((t) => t.metadata.labels?.[INTERNAL_NODE_NAME_LABEL])
       : [],
   );
   let wired = 0;

@@ -1,7 +1,8 @@
 /**
  * FAB-04: every RouteConfiguration and FirewallConfiguration concerning the peer is applied
  * (status.conditions[] Applied=True) by each current pod that must apply it: fabric pods and the
- * peer's active gateway pod, by the objects' category/subcategory/unique labels (FACTS §2.8).
+ * peer's active gateway pod, by the objects' category/subcategory/unique labels (Liqo's
+ * `pkg/firewall/label.go`, `pkg/route/label.go`, `pkg/gateway/label.go`, `pkg/fabric/label.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -15,6 +16,7 @@ import {
   REMOTE_ID_LABEL,
 } from "../../liqo/lookups.ts";
 import { fabricPods, noGatewaySkip } from "./shared.ts";
+import { TENANT_NAMESPACE_LABEL } from "../../liqo/names.ts";
 
 interface Applier {
   pod: Pod;
@@ -29,7 +31,7 @@ function labelOf(o: Named, kind: "route" | "firewall", key: string): string | un
 function otherTenantNamespaces(inv: Objects, peerId: string): Set<string> {
   return new Set(
     (inv.tryItems("namespaces") ?? []).filter((n) =>
-      n.metadata.labels?.["liqo.io/tenant-namespace"] === "true" &&
+      n.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true" &&
       n.metadata.labels?.[REMOTE_ID_LABEL] !== peerId
     ).map((n) => n.metadata.name),
   );
@@ -143,7 +145,7 @@ export const FAB_04: CheckDef = {
   optionalReads: ["namespaces", "gatewayservers", "gatewayclients"],
   explain: {
     reads: "RouteConfigurations and FirewallConfigurations with their category/subcategory/unique labels " +
-      "(FACTS §2.8), status.conditions[] per host, current fabric pods and the peer's active gateway pod.",
+      "(who applies which), status.conditions[] per host, current fabric pods and the peer's active gateway pod.",
     decides:
       "fail naming object and pod when a current pod that must apply an object has Applied=False or no " +
       "entry; warn when the object or pod is younger than 30 s; entries of deleted pods are ignored.",

@@ -1,6 +1,7 @@
 /**
  * GW-01: the peer's gateway workload runs — a GatewayServer/GatewayClient exists, its Deployment
- * gw-<name> has a pod, and the gateway, wireguard and geneve containers are running (FACTS §4.2).
+ * gw-<name> has a pod, and the gateway, wireguard and geneve containers are running (Liqo's
+ * `deployments/liqo/templates/liqo-wireguard-gateway-{server,client}-template.yaml`, `pkg/gateway/forge/utils.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
@@ -22,7 +23,7 @@ import { gatewayDeployment, networkingDisabled } from "../common/gateway.ts";
 import { eventLines } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 
-/** The three containers of a gateway pod (FACTS §4.2). */
+/** The three containers of a gateway pod (the gateway templates). */
 const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
 
 /** A restart whose termination finished less than this long ago is "recent" (GW-01). */

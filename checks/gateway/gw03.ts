@@ -1,6 +1,7 @@
 /**
  * GW-03: what the GatewayServer advertises (status.endpoint) is what its Service exposes now
- * (FACTS §2.3): LoadBalancer ingress + port, the active gateway node's address + nodePort, or the
+ * (Liqo's `pkg/liqo-controller-manager/networking/external-network/wireguard/wggatewayserver_controller.go`):
+ * LoadBalancer ingress + port, the active gateway node's address + nodePort, or the
  * cluster IPs.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
@@ -11,7 +12,7 @@ import { gatewayService, serverOnly, servicePort } from "./shared.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { hostnameFirstRisk, hostnameLines } from "../common/endpoint_names.ts";
 
-/** What GatewayServer.status.endpoint should say given the Service (FACTS §2.3). */
+/** What GatewayServer.status.endpoint should say given the Service (the server controller above). */
 function expectedServerEndpoint(
   ctx: CheckContext,
   gw: GatewayRef,

@@ -1,7 +1,9 @@
 /**
  * GATEWAY EXPOSURE layer (GW-01…GW-06): the per-peer gateway workload, how the gateway server is
  * exposed (Service), what it advertises (GatewayServer.status.endpoint), what the client dials, a UDP
- * probe of the endpoint, and the gateway's stability. Field paths follow FACTS §2.3, §2.4, §4.2, §8.3.
+ * probe of the endpoint, and the gateway's stability. Field paths follow Liqo's
+ * `apis/networking/v1beta1/gatewayserver_types.go`, `gatewayclient_types.go`, `wggatewayserver_types.go` and
+ * the gateway templates (`deployments/liqo/templates/liqo-wireguard-gateway-{server,client}-template.yaml`).
  */
 import type { CheckDef } from "../types.ts";
 import { GW_01 } from "./gw01.ts";

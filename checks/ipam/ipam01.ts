@@ -1,7 +1,7 @@
 /**
  * IPAM-01 (dual): each side's Configuration for the other declares the other cluster's real pod
  * and external CIDRs (its Networks' status.cidr): a mismatch is a stale Configuration after a
- * reinstall (FACTS §2.2, §2.9).
+ * reinstall (Liqo's `apis/networking/v1beta1/configuration_types.go`, `pkg/utils/ipam/networks.go`).
  */
 import type { CheckContext, CheckDef, ClusterView, Outcome } from "../types.ts";
 import { parseCidr } from "../../probes/cidr.ts";

@@ -1,6 +1,7 @@
 /**
  * IPAM-02: the CIDRs the peer is remapped to collide with nothing local: pod, service, internal,
- * external and reserved Networks, node addresses, other peers' remapped CIDRs (FACTS §2.9, §7 D12).
+ * external and reserved Networks, node addresses, other peers' remapped CIDRs (Liqo's
+ * `deployments/liqo/templates/liqo-ipam-networks.yaml`; reserving local subnets: `docs/installation/install.md`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
@@ -123,7 +124,7 @@ export const IPAM_02: CheckDef = {
       "The peer's Configuration status.remote.cidr.{pod,external}; local Networks (pod, service, internal, " +
       "external, reserved) status.cidr; InternalIP/ExternalIP of every non-virtual node; other peers' remapped CIDRs.",
     decides:
-      "fail printing each colliding pair (a remapped CIDR containing a node address is FACTS §7 D12); " +
+      "fail printing each colliding pair (a remapped CIDR containing a node address is a documented failure: Liqo docs/installation/install.md); " +
       "skip when Networks are not served (ipam.liqo.io CRDs missing: ENV-03).",
     fixes:
       "Reserve the local subnets (liqoctl install --reserved-subnets / Helm ipam.reservedSubnets) and redo " +

@@ -1,7 +1,8 @@
 /**
  * IPAM-03: the peer's Configuration exists and is configured at its generation, its remapped CIDRs
  * and per-peer Networks are allocated, and CIDRs overlapping local ones are actually remapped
- * (FACTS §2.2, §7 D14).
+ * (Liqo's `pkg/liqo-controller-manager/networking/external-network/configuration/network.go`,
+ * `docs/advanced/external-ip-remapping.md`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Configuration } from "../../liqo/views/networking.ts";

@@ -1,6 +1,7 @@
 /**
  * IPAM-04: every IP object (api-server, api-server-proxy, unknown-source, offloaded pods) has its
- * status.ip and status.cidr; a pending one is shown with the Network it waits on (FACTS §2.9).
+ * status.ip and status.cidr; a pending one is shown with the Network it waits on (Liqo's
+ * `apis/ipam/v1alpha1/ip_types.go`, `pkg/liqo-controller-manager/ipam/ip-controller/ip_controller.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";

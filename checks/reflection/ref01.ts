@@ -1,17 +1,16 @@
 /**
  * REF-01: reflected EndpointSlices are usable: on the consumer, endpoints on the peer's virtual
  * node carry addresses inside the peer's remapped CIDRs; on the provider, reflected endpoints are
- * not forced ready:false by a ForeignCluster condition (FACTS §2.11, §7 D16–D18).
+ * not forced ready:false by a ForeignCluster condition (Liqo's
+ * `pkg/liqo-controller-manager/offloading/shadowendpointslice-controller/shadowendpointslice_controller.go`,
+ * `docs/usage/service-continuity.md`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { contains } from "../../probes/cidr.ts";
 import { peerConfiguration, remappedCidrs } from "../../liqo/ipam.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
-
-const ORIGIN_LABEL = "offloading.liqo.io/origin";
-
-const MANAGED_BY = "liqo.io/managed-by";
+import { MANAGED_BY_LABEL, ORIGIN_LABEL, SHADOW_ENDPOINTSLICE_MANAGER } from "../../liqo/names.ts";
 
 function consumerSide(
   ctx: CheckContext,
@@ -48,7 +47,8 @@ function consumerSide(
 function providerSide(ctx: CheckContext, peerId: string, cidrs: string[]) {
   const inv = ctx.cluster.inv;
   const slices = inv.items("endpointslices").filter((s) =>
-    s.metadata.labels?.[MANAGED_BY] === "shadowendpointslice" && s.metadata.labels?.[ORIGIN_LABEL] === peerId
+    s.metadata.labels?.[MANAGED_BY_LABEL] === SHADOW_ENDPOINTSLICE_MANAGER &&
+    s.metadata.labels?.[ORIGIN_LABEL] === peerId
   );
   const shadows = inv.tryItems("shadowendpointslices") ?? [];
   const lines: string[] = [];
@@ -180,7 +180,7 @@ export const REF_01: CheckDef = {
       "ForeignCluster networking/API-server conditions, the Connection. Both: Configuration status.remote.cidr.",
     decides:
       "fail when provider-side endpoints are forced ready:false (FC networking or API-server condition not " +
-      "Established, FACTS §2.11) or when addresses are empty or outside the peer's remapped CIDRs; pass otherwise " +
+      "Established) or when addresses are empty or outside the peer's remapped CIDRs; pass otherwise " +
       "(also when nothing is reflected).",
     fixes:
       "Bring the ForeignCluster condition back to Established (controller-manager logs/restart); restart the " +

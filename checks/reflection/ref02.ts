@@ -1,11 +1,17 @@
 /**
  * REF-02: the peer's virtual node is healthy (consumer side): VirtualNode conditions, the
- * virtual-kubelet Deployment running, the virtual Node Ready and without NetworkUnavailable (FACTS §2.11).
+ * virtual-kubelet Deployment running, the virtual Node Ready and without NetworkUnavailable (Liqo's
+ * `pkg/virtualKubelet/liqoNodeProvider/setup.go`, `conditions.go`, `utils.go`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Node } from "../../liqo/views/core.ts";
 import { ageMs, conditionOf, formatAge, peerObjects } from "../../liqo/lookups.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
+import {
+  VIRTUAL_KUBELET_COMPONENT,
+  VIRTUAL_KUBELET_LABEL,
+  VIRTUAL_NODE_NAME_LABEL,
+} from "../../liqo/names.ts";
 
 function nodeProblems(ctx: CheckContext, node: Node, evidence: string[], now: Date): string[] {
   const name = node.metadata.name;
@@ -76,8 +82,8 @@ function run(ctx: CheckContext): Outcome {
     }
     const dep = inv.items("deployments").find((d) =>
       d.metadata.namespace === vn.metadata.namespace &&
-      d.metadata.labels?.["offloading.liqo.io/component"] === "virtual-kubelet" &&
-      (d.metadata.labels?.["liqo.io/virtual-node"] === name || d.metadata.name === `vk-${name}`)
+      d.metadata.labels?.[VIRTUAL_KUBELET_LABEL] === VIRTUAL_KUBELET_COMPONENT &&
+      (d.metadata.labels?.[VIRTUAL_NODE_NAME_LABEL] === name || d.metadata.name === `vk-${name}`)
     );
     if (!dep) {
       problems.push(`virtual-kubelet Deployment vk-${name} not found in ${vn.metadata.namespace}`);
@@ -130,7 +136,8 @@ export const REF_02: CheckDef = {
   id: "REF-02",
   title: "Virtual node healthy",
   layer: "reflection",
-  // The virtual node goes NotReady when the tunnel is down (FACTS §2.11): that is TUN-01's finding.
+  // The virtual node goes NotReady when the tunnel is down (pkg/virtualKubelet/liqoNodeProvider/utils.go):
+  // that is TUN-01's finding.
   needs: ["TUN-01"],
   scope: "single",
   perPeer: true,

@@ -1,7 +1,7 @@
 /**
  * REF-03: namespaces offloaded with the peer are: NamespaceOffloading phase and per-peer Ready
  * condition, NamespaceMap mappings (a CreationLoopBackOff is a remote namespace name collision,
- * FACTS §8.4).
+ * Liqo's `pkg/liqo-controller-manager/offloading/namespacemap-controller/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, peerObjects } from "../../liqo/lookups.ts";
@@ -116,7 +116,7 @@ export const REF_03: CheckDef = {
       "NamespaceMaps of the peer: status.currentMapping phases.",
     decides:
       "fail on SomeFailed/AllFailed, a Ready=False condition for the peer or a CreationLoopBackOff mapping " +
-      "(remote namespace name collision, FACTS §8.4); warn on InProgress older than 5 min; skip when nothing is offloaded.",
+      "(remote namespace name collision); warn on InProgress older than 5 min; skip when nothing is offloaded.",
     fixes: "Remove or rename the colliding remote namespace, or switch the mapping strategy.",
   },
   hops: ["remote-pod"],

@@ -1,7 +1,8 @@
 /**
  * TUNNEL layer (TUN-01…TUN-06): the WireGuard tunnel between the two gateways — the Connection
  * written by the gateway's pinger, live `wg show` state (handshake, counters, keys), latency and MTU.
- * Field paths follow FACTS §2.5, §2.6, §4.2, §8.3, §8.4.
+ * Field paths follow Liqo's `apis/networking/v1beta1/publickey_types.go`, `connection_types.go`, and the
+ * gateway's `pkg/gateway/tunnel/`, `pkg/gateway/connection/`.
  */
 import type { CheckDef } from "../types.ts";
 import { TUN_01 } from "./tun01.ts";

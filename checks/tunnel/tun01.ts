@@ -1,6 +1,7 @@
 /**
  * TUN-01: the peer's Connection (written by the gateway's in-tunnel pinger) is Connected and fresh;
- * when it is missing, the PublicKeys explain why (FACTS §2.5, §2.6).
+ * when it is missing, the PublicKeys explain why (Liqo's `pkg/gateway/tunnel/wireguard/publickeys_controller.go`,
+ * `pkg/gateway/connection/`).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Connection } from "../../liqo/views/networking.ts";
@@ -18,9 +19,10 @@ import {
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { downStory, GATEWAY_RESOURCE_LABEL, GW_KINDS, wgCommand, withTunnelLogs } from "./shared.ts";
+import { downStory, GW_KINDS, wgCommand, withTunnelLogs } from "./_story.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { CONNECTION_STALE_MS } from "../common/tunnel_state.ts";
+import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";
 
 function connectionText(c: Connection | undefined, now: Date, cluster: string): string {
   if (!c) return `${cluster}: no Connection`;

@@ -15,7 +15,7 @@ import {
   stoppedFix,
   wgCommand,
   withTunnelLogs,
-} from "./shared.ts";
+} from "./_story.ts";
 import { kubectlIn } from "../common/commands.ts";
 import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 

@@ -6,7 +6,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { rates, TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { gatewayDeployment, serverOf } from "../common/gateway.ts";
-import { GW_KINDS, liveTunnels, peerStories, shortKey, wgCommand } from "./shared.ts";
+import { GW_KINDS, liveTunnels, peerStories, shortKey, wgCommand } from "./_story.ts";
 import { kubectlIn } from "../common/commands.ts";
 
 function rateText(n: number | null): string {

@@ -8,8 +8,9 @@ import type { WgInterface, WgPeer } from "../../probes/hub.ts";
 import { activeGatewayPod, gatewayOf, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { tunnelInterfaces } from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
-import { GATEWAY_RESOURCE_LABEL, GW_KINDS, liveWireguard, shortKey, wgCommand } from "./shared.ts";
+import { GW_KINDS, liveWireguard, shortKey, wgCommand } from "./_story.ts";
 import { kubectlIn } from "../common/commands.ts";
+import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";
 
 interface KeyLookup {
   key: PublicKey | null;

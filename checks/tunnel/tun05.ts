@@ -5,7 +5,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { parseLatency } from "../../probes/duration.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { GW_KINDS } from "./shared.ts";
+import { GW_KINDS } from "./_story.ts";
 import { connectionOf } from "../../liqo/lookups.ts";
 
 function run(ctx: CheckContext): Outcome {

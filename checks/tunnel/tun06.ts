@@ -13,7 +13,7 @@ import {
 import { TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { containerArgs } from "../../liqo/args.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { GW_KINDS } from "./shared.ts";
+import { GW_KINDS } from "./_story.ts";
 import { kubectlIn } from "../common/commands.ts";
 
 /** IPv4 + ICMP header bytes: largest don't-fragment ping payload = MTU − 28. */

@@ -8,6 +8,7 @@
 import { toToolError } from "../../errors.ts";
 import type { ExecOutcome, Unavailable } from "../source.ts";
 import { type KubeClient, shortError } from "./client.ts";
+import { within } from "../../time.ts";
 
 /** How to exec. */
 export interface ExecOptions {
@@ -171,14 +172,7 @@ export function createExecutor(client: KubeClient, opts: ExecOptions = {}): Prom
   const connecting = new Map<WsSocket, Promise<void>>();
 
   client.onClose(async () => {
-    if (connecting.size > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        Promise.allSettled([...connecting.values()]),
-        new Promise((r) => timer = setTimeout(r, 2_000)),
-      ]);
-      clearTimeout(timer);
-    }
+    if (connecting.size > 0) await within(Promise.allSettled([...connecting.values()]), 2_000);
     for (const s of [...sockets, ...connecting.keys()]) terminate(s);
     sockets.clear();
     connecting.clear();

@@ -1,7 +1,7 @@
 /**
  * The live ClusterSource: reads one cluster through its API server with the kubeconfig's
  * credentials (client certificates, tokens, exec credential plugins, custom CAs — all applied by
- * @kubernetes/client-node). It is assembled from one-job modules over ONE client per cluster:
+ * FlyingFish's own client: client.ts over kube/credentials.ts and kube/http.ts). It is assembled from one-job modules over ONE client per cluster:
  *
  * - client.ts — the kubeconfig loaded once, one keep-alive HTTP client, error mapping, /version probe
  * - list.ts — paginated lists, secrets reduced to public facts on read
@@ -9,7 +9,8 @@
  * - exec.ts — the Exec API websocket (v5/v4) with the `kubectl exec` fallback
  * - logs.ts — bounded container logs (also the source's `logs` read) and /version text, for `flyingfish collect`
  *
- * client-node and the node: modules are imported lazily, inside {@link createLiveSource}.
+ * The commands that talk to a cluster import this module lazily (cli/check.ts, cli/demo.ts, …), so
+ * `--help` and `version` never load the client or its node: modules.
  */
 import type { ClusterSource, ServerVersion } from "../source.ts";
 import { type KubeClient, type KubeClientOptions, openKubeClient } from "./client.ts";

@@ -16,6 +16,7 @@ import { z } from "zod";
 import { PermissionError, ToolError, toToolError } from "../../errors.ts";
 import { KINDS, listPath } from "../kinds.ts";
 import type { K8sObject } from "../source.ts";
+import { poll } from "../../time.ts";
 import { type KubeClient, shortError } from "./client.ts";
 
 /** What a create, delete or get came back with. */
@@ -205,22 +206,6 @@ function isFatal(err: unknown): boolean {
     (err instanceof ToolError && /Deno permission|rejected the credentials/.test(err.message));
 }
 
-/** Sleeps `ms`, or rejects with the signal's reason as soon as it aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Builds the {@link KubeWriter} of a cluster client. */
 export function kubeWriter(client: KubeClient): KubeWriter {
   const { server, context } = client.endpoint;
@@ -379,12 +364,9 @@ export function kubeWriter(client: KubeClient): KubeWriter {
     opts: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<WaitOutcome> {
     const deadline = Date.now() + opts.timeoutMs;
-    let delay: number = WAIT_BACKOFF.firstMs;
     let last: K8sObject | null = null;
     let error: string | null = null;
-    for (;;) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      const remaining = deadline - Date.now();
+    const polled = await poll<WaitOutcome>(async (remaining) => {
       if (remaining <= 0) return { state: "timeout", object: last, error };
       // One poll may not outlive the wait: its own deadline is the wait's.
       const ctl = new AbortController();
@@ -414,11 +396,14 @@ export function kubeWriter(client: KubeClient): KubeWriter {
         if (verdict === true) return { state: "done", object: seen.object };
         if (typeof verdict === "string") return { state: "failed", reason: verdict, object: seen.object };
       }
-      const left = deadline - Date.now();
-      if (left <= 0) return { state: "timeout", object: last, error };
-      await pause(Math.min(delay, left), opts.signal);
-      delay = Math.min(WAIT_BACKOFF.maxMs, delay * 2);
-    }
+      return undefined;
+    }, {
+      intervalMs: WAIT_BACKOFF.firstMs,
+      maxIntervalMs: WAIT_BACKOFF.maxMs,
+      deadline,
+      signal: opts.signal,
+    });
+    return polled.done ? polled.value : { state: "timeout", object: last, error };
   }
 
   return { create, remove, get, list, accessReview, waitFor };

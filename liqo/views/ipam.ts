@@ -1,4 +1,4 @@
-/** Typed views of Liqo's ipam.liqo.io/v1alpha1 kinds: Network and IP (FACTS §2.9). */
+/** Typed views of Liqo's ipam.liqo.io/v1alpha1 kinds: Network and IP (Liqo's `apis/ipam/v1alpha1/*`). */
 import { z } from "zod";
 import { type KubeObject, ObjectEnvelope } from "./meta.ts";
 

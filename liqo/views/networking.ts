@@ -1,6 +1,6 @@
 /**
  * Typed views of Liqo's networking.liqo.io/v1beta1 kinds (CRDs in deployments/liqo/charts/liqo-crds,
- * FACTS §2.2–§2.8). Fields present in several Liqo versions with different shapes are all optional
+ * types in `apis/networking/v1beta1/*_types.go`). Fields present in several Liqo versions with different shapes are all optional
  * (e.g. endpoint `port` in v1.x and `ports[]` at HEAD).
  */
 import { z } from "zod";

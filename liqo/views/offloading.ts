@@ -1,6 +1,6 @@
 /**
  * Typed views of Liqo's offloading.liqo.io/v1beta1 kinds: NamespaceOffloading, NamespaceMap,
- * VirtualNode, ShadowEndpointSlice (FACTS §2.11).
+ * VirtualNode, ShadowEndpointSlice (Liqo's `apis/offloading/v1beta1/*_types.go`).
  */
 import { z } from "zod";
 import { type Endpoint, type EndpointPort, EndpointPortView, EndpointView } from "./core.ts";

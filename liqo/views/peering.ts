@@ -1,6 +1,7 @@
 /**
  * Typed views of the peering kinds: ForeignCluster (core.liqo.io) and Identity, Tenant, ResourceSlice
- * (authentication.liqo.io) — FACTS §2.1, §2.10.
+ * (authentication.liqo.io): Liqo's `apis/core/v1beta1/foreigncluster_types.go` and
+ * `apis/authentication/v1beta1/*_types.go`.
  */
 import { z } from "zod";
 import {

@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 // deno-lint-ignore no-import-prefix -- test-only, locked in tests/deno.lock (tests/support/runtime_lock.ts)
 import fc from "npm:fast-check@4.11.0";
 import type { WgEvidence } from "../../probes/hub.ts";
-import { parseWgDump, toSample } from "../../probes/wireguard.ts";
+import { parseWgDump, toSample } from "../../probes/wireguard_dump.ts";
 import { BASE_TIME, scriptedProbes } from "../support/fixtures.ts";
 import { fuzzParams } from "../support/fuzz.ts";
 import { rome, ROME_POD, run, text } from "../support/tunnel_checks.ts";

@@ -1,6 +1,8 @@
 /**
- * Helpers shared by several TUNNEL checks (not a check): the kinds every tunnel check reads, kubectl
- * commands, the peer's Connection, and the live `wg show` state of the active gateway pod.
+ * The tunnel story model, private to the TUNNEL layer (not a check): what the live `wg show` state
+ * of the active gateway pod says about each peer (a {@link PeerStory}: never worked, stopped,
+ * silent, stale, one way only, idle, flowing) and how the checks tell it — evidence, the fix, the
+ * logs — plus the kinds every tunnel check reads and the kubectl commands they print.
  */
 import type { CheckContext, ClusterView, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
@@ -14,7 +16,6 @@ import {
 } from "../../liqo/lookups.ts";
 import {
   handshakeAgeSeconds,
-  PEER_FIELDS,
   type PeerRate,
   rates,
   TUNNEL_PREFIX,
@@ -22,6 +23,7 @@ import {
   unreadableCounters,
   unreadableField,
 } from "../../probes/wireguard.ts";
+import { PEER_FIELDS } from "../../probes/wireguard_dump.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint, isHostname } from "../../liqo/endpoints.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
@@ -32,9 +34,6 @@ import { containerLog } from "../common/logs.ts";
 
 /** The gateway kinds every tunnel check reads. */
 export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
-
-/** Label on PublicKeys and gateway Secrets. */
-export const GATEWAY_RESOURCE_LABEL = "networking.liqo.io/gateway-resource";
 
 export function wgCommand(ns: string, pod: string): string {
   return `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg show all dump`;
@@ -422,7 +421,7 @@ export async function downStory(
   }
 }
 
-/** The containers whose recent log explains a tunnel that is down (FACTS §4.2). */
+/** The containers whose recent log explains a tunnel that is down (the gateway templates' containers). */
 const TUNNEL_LOG_CONTAINERS = ["wireguard", "gateway"] as const;
 
 /**

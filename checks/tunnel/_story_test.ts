@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { BASE_TIME, scriptedProbes } from "../../tests/support/fixtures.ts";
 import { rome, ROME_POD, run, text } from "../../tests/support/tunnel_checks.ts";
 import type { WgEvidence } from "../../probes/hub.ts";
-import { parseWgDump, toSample } from "../../probes/wireguard.ts";
+import { parseWgDump, toSample } from "../../probes/wireguard_dump.ts";
 
 const PRIV = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=";
 /** rome's gateway key and the key of rome's PublicKey CR for milan (tests/support/tunnel_checks.ts). */
