@@ -7,6 +7,7 @@
 import type { ClusterView, Outcome } from "../checks/types.ts";
 import type { ExecOutcome } from "../kube/source.ts";
 import { createLimiter, type Limiter } from "../kube/limiter.ts";
+import { abortable } from "../time.ts";
 import { PROBE_CONTAINER } from "./commands.ts";
 import type { FleetHandle } from "./fleet/fleet.ts";
 import type { ProbeTarget } from "./fleet/target.ts";
@@ -120,14 +121,9 @@ function abortedExec(signal: AbortSignal): ExecOutcome {
 
 /** `p`, or the aborted outcome as soon as `signal` aborts (the exec itself is left to its own timeout). */
 function untilAborted(p: Promise<ExecOutcome>, signal: AbortSignal): Promise<ExecOutcome> {
-  if (signal.aborted) return Promise.resolve(abortedExec(signal));
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(abortedExec(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, (e) => resolve({ ok: false, reason: "error", message: String(e) })).finally(() =>
-      signal.removeEventListener("abort", onAbort)
-    );
-  });
+  return abortable(p, signal).catch((e) =>
+    signal.aborted ? abortedExec(signal) : { ok: false, reason: "error", message: String(e) }
+  );
 }
 
 const LIMITERS = new WeakMap<ProbeRunContext, Record<Side, Limiter>>();

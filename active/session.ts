@@ -32,6 +32,7 @@ import {
   probeNamespace,
   type ProbePod,
 } from "./model.ts";
+import { abortable, within } from "../time.ts";
 import { createAddressing } from "./addressing.ts";
 import {
   type ActiveCluster,
@@ -190,31 +191,26 @@ async function runOne(probe: ProbeName, runner: ProbeRunner, ctx: ProbeRunContex
     timeoutMs,
   );
   const signal = AbortSignal.any([ctx.signal, timeout.signal]);
-  let giveUp: ReturnType<typeof setTimeout> | undefined;
-  const gaveUp = new Promise<ProbeRun>((resolve) => {
-    const onAbort = () => {
-      giveUp = setTimeout(() =>
-        resolve({
-          status: "unknown",
-          summary: `${probe} probe did not finish: ${reasonOf(signal)}`,
-        }), GIVE_UP_GRACE_MS);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+  const running = Promise.resolve().then(() => runner(withSignal(ctx, signal)));
+  const couldNotRun = (err: unknown): ProbeRun => ({
+    status: "unknown",
+    summary: `${probe} probe could not run: ${err instanceof Error ? err.message : String(err)}`,
   });
   try {
-    return await Promise.race([
-      runner(withSignal(ctx, signal)),
-      gaveUp,
-    ]);
+    return await abortable(running, signal);
   } catch (err) {
-    return {
-      status: "unknown",
-      summary: `${probe} probe could not run: ${err instanceof Error ? err.message : String(err)}`,
-    };
+    if (!signal.aborted) return couldNotRun(err);
+    // Stopped (its timeout, a signal): the runner gets a grace period to report what it measured.
+    try {
+      const late = await within(running, GIVE_UP_GRACE_MS);
+      return late.done
+        ? late.value
+        : { status: "unknown", summary: `${probe} probe did not finish: ${reasonOf(signal)}` };
+    } catch (lateErr) {
+      return couldNotRun(lateErr);
+    }
   } finally {
     clearTimeout(timer);
-    clearTimeout(giveUp);
   }
 }
 

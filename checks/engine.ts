@@ -13,6 +13,7 @@ import { KindUnavailableError } from "../kube/inventory.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
+import { within } from "../time.ts";
 import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
   type ActivePhase,
@@ -389,27 +390,18 @@ async function runInstance(
       return finish({ status: "unknown", summary: `check error: ${errorText(err)}` }, started);
     }
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const timeout = new Promise<Outcome>((resolve) => {
-      timer = setTimeout(
-        () =>
-          resolve({
-            status: "unknown",
-            summary: `timed out after ${(input.options.checkTimeoutMs / 1000).toFixed(0)}s`,
-          }),
-        input.options.checkTimeoutMs,
-      );
-    });
-    const outcome = await Promise.race([Promise.resolve().then(() => inst.def.run(ctx)), timeout]);
-    return finish(withRetryNotes(outcome, inst), started);
+    const ran = await within(Promise.resolve().then(() => inst.def.run(ctx)), input.options.checkTimeoutMs);
+    if (!ran.done) {
+      const s = (input.options.checkTimeoutMs / 1000).toFixed(0);
+      return finish({ status: "unknown", summary: `timed out after ${s}s` }, started);
+    }
+    return finish(withRetryNotes(ran.value, inst), started);
   } catch (err) {
     if (err instanceof KindUnavailableError) {
       return finish({ status: "unknown", summary: err.message }, started);
     }
     return finish({ status: "unknown", summary: `check error: ${errorText(err)}` }, started);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
