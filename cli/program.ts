@@ -275,7 +275,10 @@ export function buildProgram(): Command {
     "check",
   )
     .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
-    .option("--listen <[host]:port>", "address to serve on (:9464 = every interface)", ":9464")
+    .option(
+      "--listen <[host]:port>",
+      "address to serve on (default 127.0.0.1:9464, and :9464 = every interface in a pod)",
+    )
     .option("--interval <duration>", "time between the starts of two rounds", RUN_DEFAULTS.roundInterval)
     .option(
       "--service-account-dir <dir>",

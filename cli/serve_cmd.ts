@@ -31,8 +31,8 @@ export interface ServeCommandOptions {
   remoteKubeconfig?: string;
   remoteContext?: string;
   peer?: string[];
-  /** `[host]:port` to listen on. */
-  listen: string;
+  /** `[host]:port` to listen on (absent: {@link defaultListen}). */
+  listen?: string;
   /** Time from one round's start to the next. */
   interval: string;
   /** Where the pod's service account is mounted (in-cluster mode). */
@@ -95,6 +95,23 @@ async function openClusters(
   }
 }
 
+/** `--listen` in a pod: every interface, so Prometheus can scrape the pod. */
+export const IN_POD_LISTEN = ":9464";
+/** `--listen` elsewhere (a laptop, a bastion): loopback only — the report is unauthenticated. */
+export const LOCAL_LISTEN = "127.0.0.1:9464";
+
+/**
+ * Where `serve` listens without `--listen`: every interface inside a pod (the in-cluster API server
+ * variables are set), loopback anywhere else, so a run from a laptop never publishes the report to
+ * the LAN.
+ */
+export async function defaultListen(
+  env: (name: string) => string | undefined = (n) => Deno.env.get(n),
+): Promise<string> {
+  const { inClusterServer } = await import("../kube/incluster.ts");
+  return inClusterServer(env) !== null ? IN_POD_LISTEN : LOCAL_LISTEN;
+}
+
 /** Waits for SIGINT or SIGTERM (where signals exist); returns a function that stops listening. */
 function onStopSignal(stop: () => void): () => void {
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
@@ -111,11 +128,12 @@ export async function runServeCommand(
   control: ServeControl = {},
 ): Promise<number> {
   const log = control.log ?? ((line: string) => writeErr(`flyingfish serve: ${line}\n`));
+  const listen = opts.listen ?? await defaultListen();
   let addr: ListenAddress;
   try {
-    addr = parseListen(opts.listen);
+    addr = parseListen(listen);
   } catch (e) {
-    throw new ToolError(`invalid --listen "${opts.listen}": ${e instanceof Error ? e.message : e}`);
+    throw new ToolError(`invalid --listen "${listen}": ${e instanceof Error ? e.message : e}`);
   }
   const intervalMs = durationOption("--interval", opts.interval);
   const requestTimeoutMs = durationOption(
@@ -165,7 +183,7 @@ export async function runServeCommand(
     await runner.close();
     unlisten();
     if (err instanceof Deno.errors.AddrInUse) {
-      throw new ToolError(`cannot listen on ${opts.listen}: address in use`);
+      throw new ToolError(`cannot listen on ${listen}: address in use`);
     }
     throw err;
   }
