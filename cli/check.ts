@@ -2,7 +2,7 @@
  * `flyingfish check`: connect to one or two clusters, run the catalog, print the report.
  */
 import { parseDurationFlag } from "../probes/duration.ts";
-import { ToolError } from "../errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CheckDef, CheckResult, RunOptions } from "../checks/types.ts";
 import type { Report } from "../report/model.ts";
@@ -95,6 +95,7 @@ export function runOptionsFrom(
     requestTimeout?: string;
   },
 ): RunOptions {
+  if (opts.udpPrecise === true && opts.networkProbes !== false) requireFfi();
   const sampleIntervalMs = durationOption("--sample-interval", opts.sampleInterval);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   return {
@@ -107,6 +108,20 @@ export function runOptionsFrom(
     ),
     checkTimeoutMs: Math.min(2 * requestTimeoutMs + sampleIntervalMs, runTimeoutMs),
   };
+}
+
+/**
+ * `--udp-precise` opens a libc socket through Deno FFI, which no entry point grants by default (FFI
+ * bypasses Deno's net sandbox): without `--allow-ffi` the flag could only degrade GW-05 to `unknown`
+ * unseen, so the run stops at once and says how to grant it.
+ */
+function requireFfi(): void {
+  if (Deno.permissions.querySync({ name: "ffi" }).state === "granted") return;
+  throw new PermissionError(
+    "--allow-ffi",
+    "use --udp-precise: a libc UDP socket that sees ICMP port-unreachable; FFI bypasses Deno's net " +
+      "sandbox, so no entry point grants it — add it to the deno run line, or drop --udp-precise",
+  );
 }
 
 /** The catalog `--only`/`--skip` select (undefined: the whole catalog); an unknown ID is exit 3. */

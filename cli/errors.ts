@@ -7,7 +7,9 @@ import { oneLine, PermissionError, type ToolError } from "../errors.ts";
 /** Formats a tool error as the single line printed to stderr. */
 export function formatToolError(e: ToolError): string {
   if (e instanceof PermissionError) {
-    return `flyingfish: missing Deno permission ${e.flag} (needed to ${e.purpose}). Run with ${e.flag} or use the \`deno task flyingfish\` task.`;
+    // The task grants every permission a run needs except FFI (opt-in: it bypasses the net sandbox).
+    const task = e.flag.startsWith("--allow-ffi") ? "" : " or use the `deno task flyingfish` task";
+    return `flyingfish: missing Deno permission ${e.flag} (needed to ${e.purpose}). Run with ${e.flag}${task}.`;
   }
   return `flyingfish: ${oneLine(e.message)}`;
 }
