@@ -6,6 +6,7 @@
  * passive results and the judged matrix in, the same results out, FAB-03 amended in place (one
  * FAB-03 per cluster and peer, never a second one).
  */
+import { fix, kubectl } from "../checks/remediation.ts";
 import type { CheckResult } from "../checks/types.ts";
 import type { ActiveMatrix, MatrixCell, MatrixGrid } from "./model.ts";
 import { cellFlaky, cellRed, cellUnknown, gridPattern } from "./matrix/judge.ts";
@@ -186,21 +187,26 @@ export function activeFab03(result: CheckResult, matrix: ActiveMatrix, end: Fabr
   const bothWays = broken.every((n) => n.bothWays !== null);
   const summary = `active: from ${names} nothing reaches ${peer} through the Geneve tunnel to the gateway ` +
     `(PROBE-MATRIX row red${bothWays ? ", red both ways" : ""})`;
-  const fixes = broken.flatMap((n) => [
-    `# ${n.node} reaches nothing in ${peer}: its Geneve tunnel to the gateway — the InternalNode ` +
-    `(status.nodeIP), the fabric pod of that node, its GeneveTunnels`,
-    `kubectl get internalnode ${n.node} -o yaml`,
-    `kubectl -n ${end.liqoNamespace} get pods -l app.kubernetes.io/name=fabric -o wide ` +
-    `--field-selector spec.nodeName=${n.node}`,
-    `kubectl get genevetunnels -A -l networking.liqo.io/internal-node-name=${n.node}`,
-  ]);
+  const fixes = broken.flatMap((n) =>
+    fix(
+      `${n.node} reaches nothing in ${peer}: its Geneve tunnel to the gateway — the InternalNode ` +
+        `(status.nodeIP), the fabric pod of that node, its GeneveTunnels`,
+      kubectl("local", "get", "internalnode", n.node, "-o", "yaml"),
+      kubectl(
+        "local",
+        ...["-n", end.liqoNamespace, "get", "pods", "-l", "app.kubernetes.io/name=fabric", "-o", "wide"],
+        ...["--field-selector", `spec.nodeName=${n.node}`],
+      ),
+      kubectl("local", "get", "genevetunnels", "-A", "-l", `networking.liqo.io/internal-node-name=${n.node}`),
+    )
+  );
   return {
     result: {
       ...result,
       status: "fail",
       summary,
       evidence: [...result.evidence, `passive: ${result.summary}`, ...lines],
-      remediation: [result.remediation, ...fixes].filter((l): l is string => !!l).join("\n"),
+      remediation: [...result.remediation, ...fixes],
       skipKind: null,
     },
     failedByActive: true,

@@ -71,8 +71,8 @@ export interface Diagnosis {
   cluster: string;
   /** One-line finding. */
   summary: string;
-  /** The fix: commands and comments, one per line; null when the check has none. */
-  remediation: string | null;
+  /** The fix, as steps (checks/remediation.ts); empty when the check has none. */
+  remediation: CheckResult["remediation"];
   /**
    * The other root failures, in dependency order: failures that neither the diagnosis nor an
    * earlier root failure explains (see {@link diagnose}), so fixing the first link is not the end
@@ -385,7 +385,7 @@ async function runInstance(
     status: o.status,
     summary: o.summary,
     evidence: o.evidence ?? [],
-    remediation: o.remediation ?? null,
+    remediation: o.remediation ?? [],
     blockedBy,
     skipKind: o.status !== "skip" ? null : blockedBy ? "blocked" : o.skipKind ?? "not-applicable",
     durationMs: Math.round(performance.now() - started),

@@ -7,6 +7,7 @@ import type { ReadScope } from "../liqo/scopes.ts";
 import type { Malformed, Objects } from "../liqo/views/mod.ts";
 import type { ForeignCluster } from "../liqo/views/peering.ts";
 import type { ProbeHub } from "../probes/hub.ts";
+import type { RemediationStep } from "./remediation.ts";
 
 /** Outcome of one check. */
 export type Status = "pass" | "warn" | "fail" | "skip" | "unknown";
@@ -80,8 +81,8 @@ export interface CheckResult {
   summary: string;
   /** The facts the finding rests on, one per entry. */
   evidence: string[];
-  /** The fix: commands and comments, one per line; null when there is nothing to do. */
-  remediation: string | null;
+  /** The fix, as steps (checks/remediation.ts); empty when there is nothing to do. */
+  remediation: RemediationStep[];
   /** ID of the failed check that kept this one from running. */
   blockedBy: string | null;
   /** For skips: why (null otherwise). */
@@ -97,7 +98,8 @@ export interface Outcome {
   skipKind?: SkipKind;
   summary: string;
   evidence?: string[];
-  remediation?: string;
+  /** The fix, as steps (checks/remediation.ts builders); absent or empty: nothing to do. */
+  remediation?: RemediationStep[];
 }
 
 /** How a check is explained by `flyingfish explain`. */

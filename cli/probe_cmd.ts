@@ -9,6 +9,7 @@
  * `flyingfish probe --cleanup --run-id …` command that finishes the job. `--timeout` aborts the
  * probes the same way (the cleanup budget comes on top of it).
  */
+import { fix, flyingfish } from "../checks/remediation.ts";
 import { ToolError } from "../errors.ts";
 import type { KubeClient } from "../kube/live/client.ts";
 import type { LiveClusterSource } from "../kube/live/source.ts";
@@ -400,7 +401,7 @@ function skippedProbes(ids: readonly string[], cluster: string): CheckResult[] {
     cluster,
     summary: `skipped (--skip ${c.id})`,
     evidence: [],
-    remediation: null,
+    remediation: [],
     blockedBy: null,
     skipKind: "disabled",
     durationMs: 0,
@@ -424,9 +425,8 @@ function unknownProbes(
     summary: `not probed: ${why}`,
     evidence: [],
     remediation: stopped
-      ? null
-      : "# fix access to the remote cluster, or probe through Liqo with one kubeconfig:\n" +
-        "flyingfish probe --mode offload",
+      ? []
+      : fix("fix access to the remote cluster, or probe through Liqo with one kubeconfig:", flyingfish("probe", "--mode", "offload")),
     blockedBy: null,
     skipKind: null,
     durationMs: 0,

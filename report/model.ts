@@ -11,7 +11,7 @@ import { z } from "zod";
 import { type CheckResult, LAYERS, type SkipKind, type Status, STATUSES } from "../checks/types.ts";
 import type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 import { type Invocation, InvocationSchema } from "./invocation.ts";
-import { type RemediationStep, RemediationStepSchema } from "./remediation.ts";
+import { type ReportStep, ReportStepSchema } from "./remediation.ts";
 import { type ActiveRunRecord, ActiveRunRecordSchema } from "./active.ts";
 export { CELL_LEGEND, CELL_MARKS, cellState, cellText, cleanupCommandOf, createdSummary } from "./active.ts";
 
@@ -20,7 +20,8 @@ export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.
 export type { AlsoFailing, Diagnosis } from "../checks/engine.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
 export type { Invocation } from "./invocation.ts";
-export type { RemediationStep } from "./remediation.ts";
+/** The report's remediation step (a printed command line and its comment); also named `ReportStep`. */
+export type { ReportStep, ReportStep as RemediationStep } from "./remediation.ts";
 export type {
   ActiveMatrix,
   ActiveRunRecord,
@@ -36,10 +37,10 @@ export type {
 export const SCHEMA_VERSION = "2";
 
 /** A check result as the report carries it: remediation as steps naming their cluster. */
-export type ReportResult = Omit<CheckResult, "remediation"> & { remediation: RemediationStep[] };
+export type ReportResult = Omit<CheckResult, "remediation"> & { remediation: ReportStep[] };
 
 /** The diagnosis as the report carries it: remediation as steps naming their cluster. */
-export type ReportDiagnosis = Omit<Diagnosis, "remediation"> & { remediation: RemediationStep[] };
+export type ReportDiagnosis = Omit<Diagnosis, "remediation"> & { remediation: ReportStep[] };
 
 /** One cluster the run looked at. */
 export interface ClusterInfo {
@@ -201,7 +202,7 @@ const SKIP_KINDS: readonly [SkipKind, ...SkipKind[]] = [
   "disabled",
 ];
 
-const remediationSchema = z.array(RemediationStepSchema).describe(
+const remediationSchema = z.array(ReportStepSchema).describe(
   "The fix, as steps in order: commands to run (each naming the cluster it runs against when the " +
     "report knows how the user reached it) and the comments that annotate them; [] when there is none",
 );

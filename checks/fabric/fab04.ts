@@ -3,6 +3,7 @@
  * (status.conditions[] Applied=True) by each current pod that must apply it: fabric pods and the
  * peer's active gateway pod, by the objects' category/subcategory/unique labels (FACTS §2.8).
  */
+import { kubectlIn, type RemediationStep, step, unique } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { Pod } from "../../liqo/views/core.ts";
@@ -72,7 +73,7 @@ function run(ctx: CheckContext): Outcome {
   const others = otherTenantNamespaces(inv, peerId);
   const failures: string[] = [];
   const young: string[] = [];
-  const logs = new Set<string>();
+  const logs: RemediationStep[] = [];
   let checked = 0;
   for (const kind of ["route", "firewall"] as const) {
     for (const o of inv.items(kind === "route" ? "routeconfigurations" : "firewallconfigurations")) {
@@ -87,9 +88,12 @@ function run(ctx: CheckContext): Outcome {
         checked++;
         const c = conds.find((x) => x?.host === a.pod.metadata.name);
         if (c?.type === "Applied" && c.status === "True") continue;
-        const logCmd = a.kind === "fabric"
-          ? `kubectl -n ${a.pod.metadata.namespace} logs ${a.pod.metadata.name}`
-          : `kubectl -n ${a.pod.metadata.namespace} logs ${a.pod.metadata.name} -c gateway`;
+        const podNs = a.pod.metadata.namespace ?? "";
+        const logCmd = step(
+          a.kind === "fabric"
+            ? kubectlIn("local", podNs, "logs", a.pod.metadata.name)
+            : kubectlIn("local", podNs, "logs", a.pod.metadata.name, "-c", "gateway"),
+        );
         const age = Math.min(
           ageMs(now, o.metadata.creationTimestamp) ?? Infinity,
           ageMs(now, a.pod.status?.startTime ?? a.pod.metadata.creationTimestamp) ?? Infinity,
@@ -100,7 +104,7 @@ function run(ctx: CheckContext): Outcome {
               formatAge(ageMs(now, c.lastTransitionTime))
             }`,
           );
-          logs.add(logCmd);
+          logs.push(logCmd);
         } else if (age < 30_000) {
           young.push(`${label}: no Applied entry yet for ${a.pod.metadata.name} (${formatAge(age)} old)`);
         } else {
@@ -109,7 +113,7 @@ function run(ctx: CheckContext): Outcome {
               c ? ` (entry type ${c.type || "''"} status ${c.status || "''"})` : ""
             }`,
           );
-          logs.add(logCmd);
+          logs.push(logCmd);
         }
       }
     }
@@ -124,7 +128,7 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: failures[0],
       evidence: [...evidence, ...failures, ...young],
-      remediation: [...logs].join("\n"),
+      remediation: unique(logs),
     };
   }
   if (young.length) return { status: "warn", summary: young[0], evidence: [...evidence, ...young] };

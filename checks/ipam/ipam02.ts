@@ -2,6 +2,7 @@
  * IPAM-02: the CIDRs the peer is remapped to collide with nothing local: pod, service, internal,
  * external and reserved Networks, node addresses, other peers' remapped CIDRs (FACTS §2.9, §7 D12).
  */
+import { andThen, fix, liqoctl, remoteKubeconfig, step } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import { isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
@@ -99,14 +100,18 @@ function run(ctx: CheckContext): Outcome {
       nodeHit ? "the node network" : "a local range"
     }: ${collisions[0]}`,
     evidence: [...evidence, ...collisions],
-    remediation: [
-      `# Reserve the subnets used locally so Liqo's IPAM never remaps a peer onto them (FACTS §7 D12):`,
-      `liqoctl install ... --reserved-subnets ${
-        [...subnets].join(",")
-      }   # node subnets: use your real prefix`,
-      `#   or Helm value ipam.reservedSubnets (then helm upgrade), and redo the peering's networking:`,
-      `liqoctl network reset --remote-kubeconfig <${peer.clusterId} kubeconfig> && liqoctl network connect ...`,
-    ].join("\n"),
+    remediation: fix(
+      `Reserve the subnets used locally so Liqo's IPAM never remaps a peer onto them (FACTS §7 D12):`,
+      step(
+        liqoctl("local", "install", "...", "--reserved-subnets", [...subnets].join(",")),
+        "node subnets: use your real prefix",
+      ),
+      "or Helm value ipam.reservedSubnets (then helm upgrade), and redo the peering's networking:",
+      andThen(
+        liqoctl("local", "network", "reset", remoteKubeconfig("remote")),
+        liqoctl("local", "network", "connect", "..."),
+      ),
+    ),
   };
 }
 

@@ -2,6 +2,7 @@
  * IPAM-04: every IP object (api-server, api-server-proxy, unknown-source, offloaded pods) has its
  * status.ip and status.cidr; a pending one is shown with the Network it waits on (FACTS §2.9).
  */
+import { fix, kubectlIn, pipe, shell } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { IP, Network } from "../../liqo/views/ipam.ts";
@@ -58,14 +59,12 @@ function run(ctx: CheckContext): Outcome {
       pending.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(", ")
     }`,
     evidence,
-    remediation: [
-      ...pending.slice(0, 3).map((p) =>
-        `kubectl -n ${p.metadata.namespace} get ip ${p.metadata.name} -o yaml`
-      ),
-      `kubectl -n ${ns} get networks -o wide`,
-      `kubectl -n ${ns} logs deploy/liqo-ipam`,
-      `kubectl -n ${ns} logs deploy/liqo-controller-manager | grep -i "ip"`,
-    ].join("\n"),
+    remediation: fix(
+      ...pending.slice(0, 3).map((p) => kubectlIn("local", p.metadata.namespace ?? "", "get", "ip", p.metadata.name, "-o", "yaml")),
+      kubectlIn("local", ns, "get", "networks", "-o", "wide"),
+      kubectlIn("local", ns, "logs", "deploy/liqo-ipam"),
+      pipe(kubectlIn("local", ns, "logs", "deploy/liqo-controller-manager"), shell("grep", "-i", "ip")),
+    ),
   };
 }
 
