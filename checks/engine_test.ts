@@ -1,3 +1,4 @@
+import { fix } from "./remediation.ts";
 import assert from "node:assert/strict";
 import { diagnose, type EngineInput, runEngine, validateCatalog } from "./engine.ts";
 import type { CheckDef, Outcome, PeerView } from "./types.ts";
@@ -28,7 +29,7 @@ function def(
 }
 
 const pass = (): Outcome => ({ status: "pass", summary: "ok" });
-const fail = (): Outcome => ({ status: "fail", summary: "broken", remediation: "fix it" });
+const fail = (): Outcome => ({ status: "fail", summary: "broken", remediation: fix("fix it") });
 
 function input(catalog: CheckDef[], peers: PeerView[] = [], over: Partial<EngineInput> = {}): EngineInput {
   const view = viewOf(inventoryOf([]), new Date(), "ctx");

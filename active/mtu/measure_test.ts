@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import {
   MAX_PINGS,
@@ -207,11 +208,11 @@ Deno.test("runMtu: a black hole below the MTU fails with the safe value; the und
     "largest packet through the tunnel is 1280 bytes; the gateway MTU is 1340: set spec.mtu ≤ 1280 (larger packets vanish without an error: a silent black hole)",
   );
   assert.match(
-    out.remediation!,
+    fixText(out.remediation),
     /kubectl -n liqo-tenant-rome-4b2a9e patch gatewayserver rome-4b2a9e --type merge -p '\{"spec":\{"mtu":1280\}\}' {3}# on milan-8d1f03/,
   );
   assert.match(
-    out.remediation!,
+    fixText(out.remediation),
     /liqoctl network connect --kubeconfig <rome-4b2a9e kubeconfig> --remote-kubeconfig <milan-8d1f03 kubeconfig> --mtu 1280/,
   );
 });

@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import {
   type HopCapture,
@@ -151,7 +152,7 @@ Deno.test("judgeTrace: one direction broken in the underlay names WireGuard with
     /^rome-4b2a9e → milan-8d1f03 \(rome-worker-1 → milan-worker-2\): WireGuard \/ underlay .* — during the trace rome-4b2a9e's WireGuard sent 148 B and milan-8d1f03's received nothing: the underlay drops WireGuard's UDP/,
   );
   assert.match(o.evidence!.join("\n"), /milan-8d1f03 destination gateway's liqo-tunnel: NOT seen/);
-  assert.match(o.remediation!, /TUN-01\.\.04, GW-05/);
+  assert.match(fixText(o.remediation), /TUN-01\.\.04, GW-05/);
 });
 
 Deno.test("judgeTrace: the reverse direction's broken Geneve path names the remote source node", () => {
@@ -164,14 +165,14 @@ Deno.test("judgeTrace: the reverse direction's broken Geneve path names the remo
     o.summary,
     /^milan-8d1f03 → rome-4b2a9e \(milan-worker-2 → rome-worker-1\): node → gateway Geneve/,
   );
-  assert.match(o.remediation!, /kubectl get internalnode milan-worker-2 -o yaml/);
+  assert.match(fixText(o.remediation), /kubectl get internalnode milan-worker-2 -o yaml/);
 });
 
 Deno.test("judgeTrace: a remote node that never answers points at its CNI / policy", () => {
   const o = judgeTrace(trace(direction(["r", "r", "r", "r"])));
   assert.equal(o.status, "fail");
   assert.match(o.summary, /remote node \/ CNI \/ NetworkPolicy/);
-  assert.match(o.remediation!, /kubectl get networkpolicies -A {3}# on milan-8d1f03/);
+  assert.match(fixText(o.remediation), /kubectl get networkpolicies -A {3}# on milan-8d1f03/);
   assert.match(
     o.evidence!.join("\n"),
     /reached milan-8d1f03 destination gateway's Geneve interface .* and no echo came back/,
