@@ -262,8 +262,9 @@ Deno.test("session: suggested flyingfish commands carry the run's cluster flags"
   );
   assert.equal(
     fixText(withFlyingfishFlags(look, flags)),
-    "# look closer\nflyingfish check --only fabric --kubeconfig 'my rome.yaml' --context rome " +
-      "--remote-kubeconfig milan.yaml --remote-context milan   # the fabric checks\nkubectl get nodes",
+    // The line is now too long for the comment beside it: it goes above.
+    "# look closer\n# the fabric checks\nflyingfish check --only fabric --kubeconfig 'my rome.yaml' --context rome " +
+      "--remote-kubeconfig milan.yaml --remote-context milan\nkubectl get nodes",
   );
   // A flag the command names itself is left to it.
   const matrix = fix(flyingfish("probe", "matrix", "--remote-kubeconfig", "<kubeconfig of milan>"));

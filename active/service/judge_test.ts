@@ -1,4 +1,5 @@
 import { fixText } from "../../report/remediation.ts";
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import { judgeService, REFLECTED_SLICE_MANAGER, type ServiceMeasurement } from "./judge.ts";
 
@@ -116,7 +117,7 @@ Deno.test("PROBE-SVC judge: a backend that never answered is named with its node
   assert.match(o.summary, /from ff-probe-rome-worker-1 \(consumer\) to 10\.96\.0\.10 \(bound 40\)/);
   assert.match(
     fixText(o.remediation),
-    /--context rome -n flyingfish-probe-abcd1234 describe pod ff-probe-milan-8d1f03-1/,
+    /kubectl -n flyingfish-probe-abcd1234 describe pod ff-probe-milan-8d1f03-1/,
   );
 });
 
@@ -133,8 +134,8 @@ Deno.test("PROBE-SVC judge: the reflected EndpointSlice missing on the provider 
   assert.match(o.summary, /milan-8d1f03 \(provider, namespace flyingfish-probe-abcd1234-rome-4b2a9e\)/);
   assert.match(o.summary, /ff-probe-rome-worker-1, ff-probe-rome-worker-2 not listed/);
   assert.match(
-    fixText(o.remediation),
-    /--kubeconfig <remote kubeconfig> -n flyingfish-probe-abcd1234-rome-4b2a9e get shadowendpointslices/,
+    fixAsReported(o.remediation, { cluster: "rome-4b2a9e", peer: "milan-8d1f03" }),
+    /--kubeconfig <milan-8d1f03 kubeconfig> -n flyingfish-probe-abcd1234-rome-4b2a9e get shadowendpointslices/,
   );
   assert.match(fixText(o.remediation), /-n liqo-tenant-milan-8d1f03 logs deploy\/vk-milan-8d1f03/);
 });

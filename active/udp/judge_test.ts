@@ -1,4 +1,5 @@
 import { fixText } from "../../report/remediation.ts";
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import {
   clientIpOf,
@@ -132,7 +133,10 @@ Deno.test("udp: the far side seeing another source is a NAT finding", () => {
   const o = judgeUdp(measurement(series(all((s) => answered(s))), "10.80.0.1:40111"));
   assert.equal(o.status, "fail");
   assert.equal(o.summary, "NAT: far side saw 10.80.0.1, expected 10.68.1.5");
-  assert.match(fixText(o.remediation), /kubectl --context <milan> get configurations.networking.liqo.io -A -o yaml/);
+  assert.match(
+    fixAsReported(o.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl --context milan get configurations.networking.liqo.io -A -o yaml/,
+  );
   // Loss and NAT together: the worst first, the other kept.
   const both = judgeUdp(measurement(series(all((s) => s === 1 ? timedOut(s) : answered(s))), "10.80.0.1:1"));
   assert.match(both.summary, /^NAT: .*; 5% UDP loss/);
