@@ -12,7 +12,15 @@
  * does not come up (image pull, Unschedulable, offloading failed) is a finding: `fail` for every
  * probe that needed the pods, naming the cause.
  */
-import { fix, type FixPart, flyingfish, kubectl, kubectlIn, type RemediationStep, step } from "../checks/remediation.ts";
+import {
+  fix,
+  type FixPart,
+  flyingfish,
+  kubectl,
+  kubectlIn,
+  type RemediationStep,
+  step,
+} from "../checks/remediation.ts";
 import type { CheckResult, Status } from "../checks/types.ts";
 import { findProbeCheck } from "./catalog.ts";
 import { cleanupRun } from "./fleet/cleanup.ts";
@@ -96,15 +104,16 @@ function probesInOrder(probes: readonly ProbeName[]): ProbeName[] {
 }
 
 /**
- * The run's cluster flags (`--kubeconfig rome.yaml --context 'my ctx'`, as fleet/target.ts spells
- * them) as word groups: `["--kubeconfig", "rome.yaml"]`, a quoted value unquoted.
+ * The run's cluster flags (`--kubeconfig rome.yaml --context 'my ctx'`, as fleet/target.ts quotes
+ * them) as word groups: `["--kubeconfig", "rome.yaml"]`, a quoted value unquoted (`'…'` pieces and
+ * the `"'"` or `\'` between them).
  */
 function flagGroups(flags: string): string[][] {
-  return (flags.match(/--[\w-]+(?:[ =](?!--)(?:'(?:[^']|'\\'')*'|\S+))?/g) ?? []).map((g) => {
-    const m = /^(--[\w-]+)( (.*))?$/.exec(g);
-    if (!m || m[3] === undefined) return [g];
-    const v = m[3];
-    return [m[1], v.startsWith("'") && v.endsWith("'") ? v.slice(1, -1).replaceAll(`'\\''`, "'") : v];
+  const value = String.raw`(?:'[^']*'|"'"|\\'|[^\s'"])+`;
+  return [...flags.matchAll(new RegExp(String.raw`(--[\w-]+)(?:( |=)(?!--)(${value}))?`, "g"))].map((m) => {
+    if (m[3] === undefined) return [m[1]];
+    const v = m[3].replace(/'([^']*)'|"'"|\\'/g, (_piece, inQuotes) => inQuotes ?? "'");
+    return m[2] === "=" ? [`${m[1]}=${v}`] : [m[1], v];
   });
 }
 
@@ -118,7 +127,8 @@ export function withFlyingfishFlags(steps: readonly RemediationStep[], flags: st
   return steps.map((s) => {
     const c = s.command;
     if (c === null || c.argv[0] !== "flyingfish") return s;
-    const named = (flag: string) => c.argv.some((w) => typeof w === "string" && (w === flag || w.startsWith(`${flag}=`)));
+    const named = (flag: string) =>
+      c.argv.some((w) => typeof w === "string" && (w === flag || w.startsWith(`${flag}=`)));
     const add = groups.filter((g) => !named(g[0].split("=")[0]));
     return add.length ? { ...s, command: { ...c, argv: [...c.argv, ...add.flat()] } } : s;
   });

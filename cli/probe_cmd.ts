@@ -424,9 +424,10 @@ function unknownProbes(
     cluster,
     summary: `not probed: ${why}`,
     evidence: [],
-    remediation: stopped
-      ? []
-      : fix("fix access to the remote cluster, or probe through Liqo with one kubeconfig:", flyingfish("probe", "--mode", "offload")),
+    remediation: stopped ? [] : fix(
+      "fix access to the remote cluster, or probe through Liqo with one kubeconfig:",
+      flyingfish("probe", "--mode", "offload"),
+    ),
     blockedBy: null,
     skipKind: null,
     durationMs: 0,

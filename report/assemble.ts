@@ -3,14 +3,7 @@
  * the report's (each command printed as one shell line), every command naming the cluster it must
  * run against — from the `on` the check gave it and how the user named the clusters (report/targets.ts).
  */
-import type {
-  AlsoFailing,
-  CheckResult,
-  Diagnosis,
-  Report,
-  ReportDiagnosis,
-  ReportResult,
-} from "./model.ts";
+import type { AlsoFailing, CheckResult, Diagnosis, Report, ReportDiagnosis, ReportResult } from "./model.ts";
 import type { Invocation } from "./invocation.ts";
 import type { RemediationStep } from "../checks/remediation.ts";
 import { printSteps, type ReportStep } from "./remediation.ts";
@@ -33,12 +26,23 @@ export function clusterAccess(clusters: Report["clusters"], invocation: Invocati
 }
 
 /** What targeting needs from the draft and the invocation. */
-export function targeting(draft: Pick<Report, "clusters" | "peers">, invocation: Invocation | null): Targeting {
-  return { clusters: clusterAccess(draft.clusters, invocation), peers: draft.peers, invoked: invocation !== null };
+export function targeting(
+  draft: Pick<Report, "clusters" | "peers">,
+  invocation: Invocation | null,
+): Targeting {
+  return {
+    clusters: clusterAccess(draft.clusters, invocation),
+    peers: draft.peers,
+    invoked: invocation !== null,
+  };
 }
 
 /** The steps of a result (or the diagnosis) observed at `where`, each command naming its cluster. */
-export function remediationSteps(steps: readonly RemediationStep[], where: Where, t: Targeting): ReportStep[] {
+export function remediationSteps(
+  steps: readonly RemediationStep[],
+  where: Where,
+  t: Targeting,
+): ReportStep[] {
   return printSteps(steps, resolverFor(where, t), t.invoked);
 }
 
@@ -48,9 +52,14 @@ export function remediationSteps(steps: readonly RemediationStep[], where: Where
  */
 export function assembleReport(draft: ReportDraft, invocation: Invocation | null): Report {
   const t = targeting(draft, invocation);
-  const results: ReportResult[] = draft.results.map((r) => ({ ...r, remediation: remediationSteps(r.remediation, r, t) }));
+  const results: ReportResult[] = draft.results.map((r) => ({
+    ...r,
+    remediation: remediationSteps(r.remediation, r, t),
+  }));
   const d = draft.diagnosis;
-  const diagnosis: ReportDiagnosis | null = d ? { ...d, remediation: remediationSteps(d.remediation, d, t) } : null;
+  const diagnosis: ReportDiagnosis | null = d
+    ? { ...d, remediation: remediationSteps(d.remediation, d, t) }
+    : null;
   const cheatSheet = invocation
     ? draft.cheatSheet.map((e) => (e.command ? { ...e, command: withKubeconfig(e.command, t.clusters) } : e))
     : draft.cheatSheet;

@@ -96,12 +96,17 @@ Deno.test("assembleReport: provider, remote and a result comparing both ends pic
       result({
         id: "API-02",
         cluster: ROME,
-        remediation: fix(step(kubectlIn("provider", "liqo", "get", "ip", "api-server-proxy"), "On the provider:")),
+        remediation: fix(
+          step(kubectlIn("provider", "liqo", "get", "ip", "api-server-proxy"), "On the provider:"),
+        ),
       }),
       result({
         id: "TUN-04",
         cluster: ROME,
-        remediation: fix("on milan-8d1f03, read its gateway public key:", kubectlIn("remote", "t", "get", "secret", "gw")),
+        remediation: fix(
+          "on milan-8d1f03, read its gateway public key:",
+          kubectlIn("remote", "t", "get", "secret", "gw"),
+        ),
       }),
       // A result comparing both ends: local is the first, remote the second.
       result({
@@ -159,9 +164,14 @@ Deno.test("assembleReport: single mode, a command for the peer names it by a pla
 });
 
 Deno.test("assembleReport: liqoctl peer seen from the provider runs on the consumer, naming the provider", () => {
-  const peer = fix(liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--gw-server-service-type", "NodePort"));
+  const peer = fix(
+    liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--gw-server-service-type", "NodePort"),
+  );
   // Dual: observed on milan (provider; its peer rome is a Consumer).
-  const dual = assembleReport(draft([result({ id: "GW-02", cluster: MILAN, peer: ROME, remediation: peer })]), DUAL);
+  const dual = assembleReport(
+    draft([result({ id: "GW-02", cluster: MILAN, peer: ROME, remediation: peer })]),
+    DUAL,
+  );
   assert.deepEqual(commandsOf(dual.results[0].remediation), [
     "liqoctl --kubeconfig rome.yaml --context rome peer --remote-kubeconfig milan.yaml --remote-context milan " +
     "--gw-server-service-type NodePort",

@@ -29,7 +29,9 @@ export const ReportStepSchema: z.ZodType<ReportStep> = z.object({
  * Without a report to target from: a command on the observed cluster (or none) prints bare, one on
  * another cluster names it by a placeholder (`--kubeconfig <provider kubeconfig>`).
  */
-const UNTARGETED: Resolve = (on) => (on === "local" || on === "none" ? { kind: "none" } : { kind: "absent", label: on });
+const UNTARGETED: Resolve = (
+  on,
+) => (on === "local" || on === "none" ? { kind: "none" } : { kind: "absent", label: on });
 
 /**
  * A check's steps as the report's: each command printed with `resolve` (which names the clusters;

@@ -71,7 +71,11 @@ export function findCluster(clusters: readonly ClusterAccess[], ref: string): Cl
  * describes the peer): a Provider peer makes home the consumer, a Consumer peer the provider; a
  * peering both ways lets home play either part. Null when it cannot be told.
  */
-function homeIs(where: Where, home: string, peers: readonly PeerRole[]): "consumer" | "provider" | "both" | null {
+function homeIs(
+  where: Where,
+  home: string,
+  peers: readonly PeerRole[],
+): "consumer" | "provider" | "both" | null {
   if (where.peer === null) return null;
   const role = peers.find((p) => p.cluster === home && p.clusterId === where.peer)?.role;
   if (role === "Provider") return "consumer";
@@ -80,7 +84,11 @@ function homeIs(where: Where, home: string, peers: readonly PeerRole[]): "consum
 }
 
 /** The other cluster of the result: its peer, the second end of "A ↔ B", or the run's only other cluster. */
-function otherCluster(where: Where, home: ClusterAccess | undefined, t: Targeting): ClusterAccess | undefined {
+function otherCluster(
+  where: Where,
+  home: ClusterAccess | undefined,
+  t: Targeting,
+): ClusterAccess | undefined {
   if (where.peer !== null) return t.clusters.find((c) => c.clusterId === where.peer || c.name === where.peer);
   const second = where.cluster.split(BOTH)[1];
   if (second !== undefined) return findCluster(t.clusters, second);
@@ -115,7 +123,9 @@ export function clusterFlags(program: string, target: Target, invoked: boolean):
   const c = target.cluster;
   if (!invoked && target.home) return [];
   const kubeconfig = invoked && c.kubeconfig !== null ? ["--kubeconfig", c.kubeconfig] : [];
-  return c.context ? [...kubeconfig, program === "helm" ? "--kube-context" : "--context", c.context] : kubeconfig;
+  return c.context
+    ? [...kubeconfig, program === "helm" ? "--kube-context" : "--context", c.context]
+    : kubeconfig;
 }
 
 /**

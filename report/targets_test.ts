@@ -21,7 +21,12 @@ import {
 
 const ROME = "rome-4b2a9e";
 const MILAN = "milan-8d1f03";
-const rome = (kubeconfig: string | null): ClusterAccess => ({ name: ROME, clusterId: ROME, context: "rome", kubeconfig });
+const rome = (kubeconfig: string | null): ClusterAccess => ({
+  name: ROME,
+  clusterId: ROME,
+  context: "rome",
+  kubeconfig,
+});
 const milan = (kubeconfig: string | null): ClusterAccess => ({
   name: MILAN,
   clusterId: MILAN,
@@ -111,13 +116,22 @@ Deno.test("targets: a peer role that says neither end, or no peer at all → con
     "kubectl --kubeconfig <provider kubeconfig> get pods",
   );
   // A peering both ways: home consumes, the peer provides.
-  const both: Targeting = { ...unknown, peers: [{ cluster: ROME, clusterId: MILAN, role: "ConsumerAndProvider" }] };
+  const both: Targeting = {
+    ...unknown,
+    peers: [{ cluster: ROME, clusterId: MILAN, role: "ConsumerAndProvider" }],
+  };
   assert.equal(line("consumer", ROME, both), R);
   assert.equal(line("provider", ROME, both), M);
 });
 
 Deno.test("targets: liqoctl peer from the provider's result runs on the consumer, --remote-kubeconfig the provider", () => {
-  const cmd = liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--gw-server-service-type", "NodePort");
+  const cmd = liqoctl(
+    "consumer",
+    "peer",
+    remoteKubeconfig("provider"),
+    "--gw-server-service-type",
+    "NodePort",
+  );
   const at = (t: Targeting) => commandLine(cmd, resolverFor({ cluster: MILAN, peer: ROME }, t), t.invoked);
   assert.equal(
     at({ clusters: [rome("rome.yaml"), milan(MILAN_FILE)], peers: PEERS, invoked: true }),
@@ -155,7 +169,11 @@ Deno.test("targets: helm's context flag, chains with their own clusters, words q
     "kubectl --kubeconfig rome.yaml --context rome logs deploy/cm | grep -i 'api server'",
   );
   assert.equal(
-    commandLine(andThen(liqoctl("remote", "uninstall"), liqoctl("remote", "install", "<provider>")), at, true),
+    commandLine(
+      andThen(liqoctl("remote", "uninstall"), liqoctl("remote", "install", "<provider>")),
+      at,
+      true,
+    ),
     `liqoctl --kubeconfig '${MILAN_FILE}' --context milan uninstall && ` +
       `liqoctl --kubeconfig '${MILAN_FILE}' --context milan install <provider>`,
   );
@@ -170,6 +188,9 @@ Deno.test("targets: cheat sheet commands that name a context get the kubeconfig 
     withKubeconfig("kubectl --context rome get nodes", clusters),
     "kubectl --kubeconfig rome.yaml --context rome get nodes",
   );
-  assert.equal(withKubeconfig("kubectl --context milan get nodes", clusters), "kubectl --context milan get nodes");
+  assert.equal(
+    withKubeconfig("kubectl --context milan get nodes", clusters),
+    "kubectl --context milan get nodes",
+  );
   assert.equal(withKubeconfig("nc -u -v 203.0.113.50 51840", clusters), "nc -u -v 203.0.113.50 51840");
 });

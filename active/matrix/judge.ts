@@ -8,7 +8,17 @@
  * the tunnel or a gateway; one cell → that pair. A red control grid (same cluster) → that cluster's
  * CNI, not Liqo; a node red in its control grid too is read as its own pod network, not the fabric.
  */
-import { fix, type FixPart, flyingfish, kubectl, kubectlIn, pipe, type RemediationCommand, shell, unique } from "../../checks/remediation.ts";
+import {
+  fix,
+  type FixPart,
+  flyingfish,
+  kubectl,
+  kubectlIn,
+  pipe,
+  type RemediationCommand,
+  shell,
+  unique,
+} from "../../checks/remediation.ts";
 import type { Outcome, Status } from "../../checks/types.ts";
 import type { ActiveMatrix, MatrixCell, MatrixGrid, Side } from "../model.ts";
 
@@ -143,7 +153,16 @@ function fabricPodCmd(ref: MatrixClusterRef, node: string): RemediationCommand {
   return kubectlIn(
     ref.side,
     ref.liqoNamespace,
-    ...["get", "pods", "-l", "app.kubernetes.io/name=fabric", "-o", "wide", "--field-selector", `spec.nodeName=${node}`],
+    ...[
+      "get",
+      "pods",
+      "-l",
+      "app.kubernetes.io/name=fabric",
+      "-o",
+      "wide",
+      "--field-selector",
+      `spec.nodeName=${node}`,
+    ],
   );
 }
 

@@ -46,7 +46,11 @@ function grid(
 }
 
 const text = (o: { summary: string; evidence?: string[]; remediation?: RemediationStep[] }) =>
-  [o.summary, ...(o.evidence ?? []), fixAsReported(o.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"])]
+  [
+    o.summary,
+    ...(o.evidence ?? []),
+    fixAsReported(o.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+  ]
     .join("\n");
 
 Deno.test("matrix judge: all green passes and says so", () => {
@@ -63,7 +67,10 @@ Deno.test("matrix judge: a whole column red names that remote node", () => {
   assert.equal(outcome.status, "fail");
   assert.match(outcome.summary, /rome → milan: column milan-w2 red/);
   assert.ok(matrix.reading.some((l) => /column milan-w2 red: that milan node/.test(l)));
-  assert.match(fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]), /kubectl --context milan get internalnode milan-w2 -o yaml/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl --context milan get internalnode milan-w2 -o yaml/,
+  );
   assert.ok(!/row/.test(outcome.summary));
 });
 
@@ -74,7 +81,10 @@ Deno.test("matrix judge: a whole row red names the source node's Geneve/fabric p
   assert.ok(
     matrix.reading.some((l) => /row rome-w1 red: rome-w1's Geneve\/fabric path to rome's gateway/.test(l)),
   );
-  assert.match(fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]), /kubectl get internalnode rome-w1 -o yaml/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl get internalnode rome-w1 -o yaml/,
+  );
   assert.match(
     fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
     /get pods -l app.kubernetes.io\/name=fabric -o wide --field-selector spec.nodeName=rome-w1/,
@@ -86,7 +96,10 @@ Deno.test("matrix judge: everything red reads as the tunnel or a gateway", () =>
   assert.equal(outcome.status, "fail");
   assert.match(outcome.summary, /everything red \(tunnel or gateway\)/);
   assert.ok(matrix.reading.some((l) => /everything red: the tunnel or a gateway/.test(l)));
-  assert.match(fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]), /flyingfish check --only gateway,tunnel/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /flyingfish check --only gateway,tunnel/,
+  );
   // Not also read as three red rows and three red columns.
   assert.ok(!matrix.reading.some((l) => /row|column/.test(l)));
 });
@@ -124,7 +137,10 @@ Deno.test("matrix judge: a red control grid is the CNI of that cluster, not Liqo
   assert.equal(outcome.status, "fail");
   assert.match(outcome.summary, /rome control grid: column rome-w3 red \(CNI, not Liqo\)/);
   assert.ok(matrix.reading.some((l) => /rome control: .*not Liqo/.test(l)));
-  assert.match(fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]), /flyingfish check --only cni/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /flyingfish check --only cni/,
+  );
 });
 
 Deno.test("matrix judge: a row red in its control grid too is the node's own pod network, not the fabric", () => {
@@ -191,8 +207,14 @@ Deno.test("matrix judge: a node red both ways across (row out, column in) is rea
     matrix.reading[0],
     /^milan-w1 \(milan\) is red both ways across the peering while its own cluster/,
   );
-  assert.match(fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]), /^# milan-w1 \(milan\) is cut off from rome both ways/);
-  assert.match(fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]), /kubectl --context milan get internalnode milan-w1 -o yaml/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /^# milan-w1 \(milan\) is cut off from rome both ways/,
+  );
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl --context milan get internalnode milan-w1 -o yaml/,
+  );
   // The per-grid readings stay, for the tables.
   assert.ok(matrix.reading.some((l) => /column milan-w1 red: that milan node/.test(l)));
   // The same for a local node: its Geneve path is what both directions share.

@@ -13,7 +13,16 @@
  * So the tunnel is safe when its configured MTU M fits what crosses it (M ≤ largest passing packet),
  * and it travels unfragmented when M + 60 fits the underlay path.
  */
-import { fix, flyingfish, kubectlIn, liqoctl, type RemediationStep, remoteKubeconfig, type RunsOn, step } from "../../checks/remediation.ts";
+import {
+  fix,
+  flyingfish,
+  kubectlIn,
+  liqoctl,
+  type RemediationStep,
+  remoteKubeconfig,
+  type RunsOn,
+  step,
+} from "../../checks/remediation.ts";
 import type { Outcome } from "../../checks/types.ts";
 import { describePing, type PingReading } from "./_ping.ts";
 
@@ -172,24 +181,25 @@ function mtuRemediation(m: MtuMeasurement, value: number): RemediationStep[] {
   const mtu = `{"spec":{"mtu":${value}}}`;
   // The measured gateway is the local cluster's, its peer's the remote one's.
   const patch = (g: GatewayObjectRef, on: RunsOn) =>
-    step(kubectlIn(on, g.namespace, "patch", g.kind, g.name, "--type", "merge", "-p", mtu), `on ${g.cluster}`);
+    step(
+      kubectlIn(on, g.namespace, "patch", g.kind, g.name, "--type", "merge", "-p", mtu),
+      `on ${g.cluster}`,
+    );
   const otherKind = m.gateway?.kind === "gatewayclient" ? "gatewayserver" : "gatewayclient";
   // liqoctl network connect puts the server on the --remote-kubeconfig cluster.
   const [client, server]: RunsOn[] = m.role === "server" ? ["remote", "local"] : ["local", "remote"];
   return fix(
     `the same tunnel MTU (${value} or less) on both gateways: Liqo copies spec.mtu to the WireGuard interface (--mtu) and the InternalFabric`,
     m.gateway && patch(m.gateway, "local"),
-    m.peerGateway
-      ? patch(m.peerGateway, "remote")
-      : m.gateway &&
-        step(
-          kubectlIn(
-            "remote",
-            "<tenant namespace>",
-            ...["patch", otherKind, m.clusters.localId ?? "<this cluster's ID>", "--type", "merge", "-p", mtu],
-          ),
-          `on ${m.clusters.peer}`,
+    m.peerGateway ? patch(m.peerGateway, "remote") : m.gateway &&
+      step(
+        kubectlIn(
+          "remote",
+          "<tenant namespace>",
+          ...["patch", otherKind, m.clusters.localId ?? "<this cluster's ID>", "--type", "merge", "-p", mtu],
         ),
+        `on ${m.clusters.peer}`,
+      ),
     "or set the network up again with it (liqoctl peer takes --mtu too):",
     liqoctl(client, "network", "connect", remoteKubeconfig(server), "--mtu", String(value)),
   );
@@ -249,7 +259,10 @@ export function judgeMtu(m: MtuMeasurement): Outcome {
       evidence,
       remediation: fix(
         m.gateway &&
-          step(kubectlIn("local", m.gateway.namespace, "get", "connections", "-o", "wide"), "TUN-01: is the tunnel Connected?"),
+          step(
+            kubectlIn("local", m.gateway.namespace, "get", "connections", "-o", "wide"),
+            "TUN-01: is the tunnel Connected?",
+          ),
         step(flyingfish("probe", "trace"), "where do packets stop?"),
       ),
     };

@@ -92,7 +92,8 @@ Deno.test("judgeMtu: a silent black hole below the MTU fails naming N, M and the
       "# or set the network up again with it (liqoctl peer takes --mtu too):",
       "liqoctl network connect --remote-kubeconfig <milan kubeconfig> --mtu 1240",
     ].join("\n"),
-  );});
+  );
+});
 
 Deno.test("judgeMtu: frag needed names the router; the underlay bound lowers the advice", () => {
   const o = judgeMtu(measurement({

@@ -124,10 +124,14 @@ export interface ServiceMeasurement {
   flags: Record<Side, string>;
 }
 
-
 const sideName = (side: Side): string => side === "local" ? "consumer" : "provider";
 
-function judgeSlices(m: ServiceMeasurement, s: SliceSideMeasurement, problems: string[], fixes: RemediationStep[]) {
+function judgeSlices(
+  m: ServiceMeasurement,
+  s: SliceSideMeasurement,
+  problems: string[],
+  fixes: RemediationStep[],
+) {
   const where = `${s.cluster} (${sideName(s.side)}, namespace ${s.namespace})`;
   if (!s.service) {
     problems.push(
@@ -207,7 +211,16 @@ function judgeSlices(m: ServiceMeasurement, s: SliceSideMeasurement, problems: s
   if (missing.length) {
     fixes.push(
       step(
-        kubectlIn(s.side, s.namespace, "get", "endpointslices", "-l", `kubernetes.io/service-name=${m.service}`, "-o", "yaml"),
+        kubectlIn(
+          s.side,
+          s.namespace,
+          "get",
+          "endpointslices",
+          "-l",
+          `kubernetes.io/service-name=${m.service}`,
+          "-o",
+          "yaml",
+        ),
       ),
     );
   }
@@ -237,7 +250,12 @@ function judgeDns(m: ServiceMeasurement, d: DnsMeasurement, problems: string[], 
   }
 }
 
-function judgeSweep(m: ServiceMeasurement, w: SweepMeasurement, problems: string[], fixes: RemediationStep[]) {
+function judgeSweep(
+  m: ServiceMeasurement,
+  w: SweepMeasurement,
+  problems: string[],
+  fixes: RemediationStep[],
+) {
   const silent = w.expected.filter((p) => !w.answered[p]);
   const from = `${w.fromPod} (${sideName(w.side)})`;
   if ((w.stop === "exec-failed" || w.stop === "aborted") && w.requests === 0) {
@@ -259,9 +277,10 @@ function judgeSweep(m: ServiceMeasurement, w: SweepMeasurement, problems: string
     );
     if (b) {
       fixes.push(
-        b.side === "local"
-          ? step(kubectlIn("local", m.namespace, "get", "pod", pod, "-o", "wide"))
-          : step(kubectlIn("local", m.namespace, "describe", "pod", pod), "offloaded: the virtual kubelet's events"),
+        b.side === "local" ? step(kubectlIn("local", m.namespace, "get", "pod", pod, "-o", "wide")) : step(
+          kubectlIn("local", m.namespace, "describe", "pod", pod),
+          "offloaded: the virtual kubelet's events",
+        ),
       );
     }
   }

@@ -15,7 +15,16 @@
  * same way. A hop whose capture could not run is unknown, and the fault then spans it. Pure:
  * measurement in, Outcome out (active/trace.ts measures).
  */
-import { fix, flyingfish, kubectl, kubectlIn, type RemediationStep, type RunsOn, step, unique } from "../../checks/remediation.ts";
+import {
+  fix,
+  flyingfish,
+  kubectl,
+  kubectlIn,
+  type RemediationStep,
+  type RunsOn,
+  step,
+  unique,
+} from "../../checks/remediation.ts";
 import type { Outcome } from "../../checks/types.ts";
 import type { Side } from "../model.ts";
 import type { CaptureReading } from "./_capture.ts";
@@ -307,7 +316,10 @@ function remediationFor(f: TraceFault, d: TraceDirection): RemediationStep[] {
     case "reply-node-geneve":
       return fix(
         `${src}: the Geneve path between node ${d.source.node} and the gateway (UDP 6091 on the pod network, liqo-fabric on the node)`,
-        step(kubectl(srcOn, "get", "internalnode", d.source.node, "-o", "yaml"), "spec.interface, status.nodeIP"),
+        step(
+          kubectl(srcOn, "get", "internalnode", d.source.node, "-o", "yaml"),
+          "spec.interface, status.nodeIP",
+        ),
         kubectlIn(
           srcOn,
           "liqo",
@@ -326,7 +338,10 @@ function remediationFor(f: TraceFault, d: TraceDirection): RemediationStep[] {
       );
     case "remote-gateway-routing":
     case "reply-remote-gateway":
-      return fix(`${dst}: the gateway's routes and NAT toward ${d.destination.node}`, step(routes(dstOn), `on ${dst}`));
+      return fix(
+        `${dst}: the gateway's routes and NAT toward ${d.destination.node}`,
+        step(routes(dstOn), `on ${dst}`),
+      );
     case "remote-node":
       return fix(
         `${dst}: node ${d.destination.node}'s Geneve path from the gateway, its CNI, and NetworkPolicies in front of the pod`,

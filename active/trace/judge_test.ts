@@ -46,7 +46,10 @@ const sideOf = (cluster: string) => (cluster === FORWARD.src ? "local" : "remote
 
 /** The fix as the dual run's report prints it (rome local, milan remote). */
 const reported = (o: { remediation?: RemediationStep[] }) =>
-  fixAsReported(o.remediation, { cluster: "rome-4b2a9e", peer: "milan-8d1f03" }, ["rome-4b2a9e", "milan-8d1f03"]);
+  fixAsReported(o.remediation, { cluster: "rome-4b2a9e", peer: "milan-8d1f03" }, [
+    "rome-4b2a9e",
+    "milan-8d1f03",
+  ]);
 
 function direction(
   saws: [Saw, Saw, Saw, Saw],
@@ -57,7 +60,12 @@ function direction(
   return {
     title: `${names.src} → ${names.dst}`,
     // rome is the local cluster of the run.
-    source: { pod: `ff-probe-${names.srcNode}`, node: names.srcNode, cluster: names.src, side: sideOf(names.src) },
+    source: {
+      pod: `ff-probe-${names.srcNode}`,
+      node: names.srcNode,
+      cluster: names.src,
+      side: sideOf(names.src),
+    },
     destination: {
       pod: `ff-probe-${names.dstNode}`,
       node: names.dstNode,

@@ -298,7 +298,13 @@ export async function traceDirection(
     const base: TraceDirection = {
       title: heading,
       source: { pod: src.name, node: src.node, cluster: srcInfo.name, side: srcInfo.side },
-      destination: { pod: dst.name, node: dst.node, cluster: dstInfo.name, side: dstInfo.side, address: address.ip },
+      destination: {
+        pod: dst.name,
+        node: dst.node,
+        cluster: dstInfo.name,
+        side: dstInfo.side,
+        address: address.ip,
+      },
       nonce,
       skipped: address.ip === null ? `no address to dial: ${address.reason}` : null,
       hops: [],

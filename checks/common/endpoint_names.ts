@@ -104,7 +104,17 @@ export function hostnameFirstRisk(
       kubectlIn(
         client?.on ?? "remote",
         client?.namespace ?? "<client tenant namespace>",
-        ...["run", "dns-check", "--rm", "-it", "--restart=Never", "--image=busybox", "--", "nslookup", r.hostname],
+        ...[
+          "run",
+          "dns-check",
+          "--rm",
+          "-it",
+          "--restart=Never",
+          "--image=busybox",
+          "--",
+          "nslookup",
+          r.hostname,
+        ],
       ),
       `or dial the IP instead: liqoctl peer … --gw-client-address ${r.ips[0]} (or patch GatewayClient ` +
         `spec.endpoint.addresses to ["${r.ips[0]}"])`,

@@ -8,7 +8,16 @@ import type { Objects } from "../../liqo/views/mod.ts";
 import type { Identity } from "../../liqo/views/peering.ts";
 import { conditionOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { describeCondition, liqoNs, peerId } from "./shared.ts";
-import { fix, kubectlIn, liqoctl, pipe, remoteKubeconfig, type RemediationStep, shell, step } from "../remediation.ts";
+import {
+  fix,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 
 function controlPlaneIdentity(inv: Objects, id: string): Identity | undefined {
   return (inv.tryItems("identities") ?? []).find((i) =>
@@ -40,12 +49,16 @@ function api01Remediation(ctx: CheckContext, target: string, inBand: boolean): R
   const lns = liqoNs(ctx);
   const curl = ["--image=curlimages/curl", "--", "curl", "-skm5", `${target}/livez`];
   return fix(
-    pipe(kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"), shell("grep", "-i", "api server")),
+    pipe(
+      kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"),
+      shell("grep", "-i", "api server"),
+    ),
     step(
       kubectlIn("local", lns, "run", "ff-curl", "--rm", "-it", "--restart=Never", ...curl),
       "Test from inside the cluster:",
     ),
-    inBand && "In-band path: check API-02 (liqo-proxy on the provider, the remapped proxy IP) and the tunnel (TUN-01)",
+    inBand &&
+      "In-band path: check API-02 (liqo-proxy on the provider, the remapped proxy IP) and the tunnel (TUN-01)",
     !inBand &&
       step(
         liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--in-band"),

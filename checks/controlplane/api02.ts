@@ -140,9 +140,24 @@ function api02Consumer(ctx: CheckContext, proxyUrl: string): Outcome {
       evidence: [...problems, ...evidence],
       remediation: fix(
         kubectl("local", "get", "foreigncluster", id, "-o", "jsonpath={.status.foreignProxyUrl}"),
-        kubectlIn("local", tenantNs(ctx), "get", "configuration", "-l", `${REMOTE_ID_LABEL}=${id}`, "-o", "wide"),
+        kubectlIn(
+          "local",
+          tenantNs(ctx),
+          "get",
+          "configuration",
+          "-l",
+          `${REMOTE_ID_LABEL}=${id}`,
+          "-o",
+          "wide",
+        ),
         step(
-          kubectlIn("provider", ctx.remote?.liqoNamespace ?? "<liqo namespace>", "get", "ip", "api-server-proxy"),
+          kubectlIn(
+            "provider",
+            ctx.remote?.liqoNamespace ?? "<liqo namespace>",
+            "get",
+            "ip",
+            "api-server-proxy",
+          ),
           "On the provider:",
         ),
         kubectlIn("provider", ctx.remote?.liqoNamespace ?? "<liqo namespace>", "get", "deploy", "liqo-proxy"),

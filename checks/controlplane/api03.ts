@@ -7,7 +7,17 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { tryParseCertificate } from "../../probes/x509.ts";
 import { liqoNs, peerId, tenantNs } from "./shared.ts";
-import { fix, kubectl, kubectlIn, liqoctl, pipe, remoteKubeconfig, type RemediationStep, shell, step } from "../remediation.ts";
+import {
+  fix,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -7,7 +7,17 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import type { Condition } from "../../liqo/views/meta.ts";
 import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
-import { fix, kubectlIn, liqoctl, pipe, remoteKubeconfig, type RemediationStep, shell, step, unique } from "../remediation.ts";
+import {
+  fix,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+  unique,
+} from "../remediation.ts";
 
 const HEALTHY = new Set(["Ready", "Established"]);
 

@@ -20,7 +20,16 @@ import {
 } from "../../liqo/lookups.ts";
 import { containerLog } from "../common/logs.ts";
 import { liqoNs } from "./shared.ts";
-import { fix, helm, kubectl, kubectlIn, liqoctl, type RemediationStep, step, unique } from "../remediation.ts";
+import {
+  fix,
+  helm,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  type RemediationStep,
+  step,
+  unique,
+} from "../remediation.ts";
 
 /** Log reads per unhealthy workload (one per failing container, the first pods first). */
 const MAX_LOGS_PER_WORKLOAD = 2;
@@ -223,7 +232,15 @@ function notInstalled(ctx: CheckContext): Outcome {
         helm("local", "-n", ns, "history", "liqo"),
         helm("local", "-n", ns, "status", "liqo"),
         step(
-          liqoctl("local", "install", "<provider>", "--cluster-id", ctx.cluster.name, "--version", "<version>"),
+          liqoctl(
+            "local",
+            "install",
+            "<provider>",
+            "--cluster-id",
+            ctx.cluster.name,
+            "--version",
+            "<version>",
+          ),
           "Reinstall the same Liqo version:",
         ),
       ),
@@ -268,7 +285,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         bad.push(`${ns}/liqo-${w.name} (${w.kind}): missing`);
         failing.push({ name: `liqo-${w.name}`, cite: null });
         remediation.push(
-          step(helm("local", "-n", ns, "get", "values", "liqo"), `was liqo-${w.name} disabled? reinstall/upgrade Liqo`),
+          step(
+            helm("local", "-n", ns, "get", "values", "liqo"),
+            `was liqo-${w.name} disabled? reinstall/upgrade Liqo`,
+          ),
         );
       }
       continue;
@@ -282,7 +302,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     bad.push(h.line, ...h.details);
     if (h.downNodes.length > 0) {
       onDownNodes.push({ name: obj.metadata.name, nodes: h.downNodes.map((d) => d.name) });
-      remediation.push(...h.downNodes.map((d) => step(kubectl("local", "describe", "node", d.name), "see ENV-07")));
+      remediation.push(
+        ...h.downNodes.map((d) => step(kubectl("local", "describe", "node", d.name), "see ENV-07")),
+      );
       continue;
     }
     // Liqo's components write why they stopped to their log, not to the termination message.

@@ -61,7 +61,19 @@ function run(ctx: CheckContext): Outcome {
         kubectl("local", "apply", "--server-side", "-f", "liqo/charts/liqo-crds/crds/"),
       ),
       step(
-        helm("local", "-n", ns, "upgrade", "liqo", "liqo/liqo", "--version", version, "--reuse-values", "--set", "liqo-crds.crdUpgrade.enabled=true"),
+        helm(
+          "local",
+          "-n",
+          ns,
+          "upgrade",
+          "liqo",
+          "liqo/liqo",
+          "--version",
+          version,
+          "--reuse-values",
+          "--set",
+          "liqo-crds.crdUpgrade.enabled=true",
+        ),
         "or (runs the chart's CRD upgrade Job):",
       ),
       "then restart the crash-looping Liqo components; if that is not enough: unpeer, uninstall and " +

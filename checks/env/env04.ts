@@ -101,7 +101,10 @@ function orphanGateways(inv: Objects, tenantNs: readonly Namespace[], fixes: Rem
       `gateway Deployment ${d.metadata.namespace}/${d.metadata.name}: no GatewayServer/GatewayClient ${gwName}`,
     );
     fixes.push(
-      step(kubectlIn("local", d.metadata.namespace ?? "", "delete", "deployment", d.metadata.name), "orphaned gateway"),
+      step(
+        kubectlIn("local", d.metadata.namespace ?? "", "delete", "deployment", d.metadata.name),
+        "orphaned gateway",
+      ),
     );
   }
   return out;
@@ -135,7 +138,16 @@ function run(ctx: CheckContext): Outcome {
       if (left.length === 0) {
         fixes.push(
           step(
-            kubectlIn("local", ns.metadata.name, "patch", "<resource>", "<name>", "--type=merge", "-p", NO_FINALIZERS),
+            kubectlIn(
+              "local",
+              ns.metadata.name,
+              "patch",
+              "<resource>",
+              "<name>",
+              "--type=merge",
+              "-p",
+              NO_FINALIZERS,
+            ),
             "for each leftover whose controller is gone",
           ),
         );
@@ -143,7 +155,16 @@ function run(ctx: CheckContext): Outcome {
       for (const l of left) {
         fixes.push(
           step(
-            kubectlIn("local", ns.metadata.name, "patch", l.resource, l.name, "--type=merge", "-p", NO_FINALIZERS),
+            kubectlIn(
+              "local",
+              ns.metadata.name,
+              "patch",
+              l.resource,
+              l.name,
+              "--type=merge",
+              "-p",
+              NO_FINALIZERS,
+            ),
             orphan ? `peer ${id} is gone` : "only if its controller cannot finish the cleanup",
           ),
         );
@@ -192,7 +213,16 @@ function run(ctx: CheckContext): Outcome {
       evidence.push(line);
       fixes.push(
         step(
-          kubectlIn("local", o.metadata.namespace ?? "", "patch", label.toLowerCase(), o.metadata.name, "--type=merge", "-p", NO_FINALIZERS),
+          kubectlIn(
+            "local",
+            o.metadata.namespace ?? "",
+            "patch",
+            label.toLowerCase(),
+            o.metadata.name,
+            "--type=merge",
+            "-p",
+            NO_FINALIZERS,
+          ),
           "force-unpeer order: NamespaceMaps first, then ResourceSlices",
         ),
       );

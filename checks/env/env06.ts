@@ -93,7 +93,17 @@ function run(ctx: CheckContext): Outcome {
         evidence: [evidence, "controller-manager: --networking-enabled is not false"],
         remediation: fix(
           "Disable the networking module (offloading keeps working):",
-          helm("local", "-n", ns, "upgrade", "liqo", "liqo/liqo", "--reuse-values", "--set", "networking.enabled=false"),
+          helm(
+            "local",
+            "-n",
+            ns,
+            "upgrade",
+            "liqo",
+            "liqo/liqo",
+            "--reuse-values",
+            "--set",
+            "networking.enabled=false",
+          ),
           step(
             liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--networking-disabled"),
             "and peer with:",

@@ -84,7 +84,15 @@ function run(ctx: CheckContext): Outcome {
       kubectl("local", "get", "pods", "-A", "-o", "wide", "--field-selector", `spec.nodeName=${f.down.name}`),
       ...f.gateways.flatMap((g) => [
         "the gateway does not move by itself while its pod is bound to the lost node; to reschedule it now:",
-        kubectlIn("local", g.metadata.namespace ?? "", "delete", "pod", g.metadata.name, "--force", "--grace-period=0"),
+        kubectlIn(
+          "local",
+          g.metadata.namespace ?? "",
+          "delete",
+          "pod",
+          g.metadata.name,
+          "--force",
+          "--grace-period=0",
+        ),
       ]),
     )
   );

@@ -92,7 +92,10 @@ function run(ctx: CheckContext): Outcome {
     `active gateway pod ${gw.namespace}/${pod.metadata.name}: IP ${podIP ?? "?"} on ${gwNode ?? "?"}`,
   ];
   const lns = liqoNamespace ?? "liqo";
-  const cmLogs = pipe(kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"), shell("grep", "-i", "internalfabric"));
+  const cmLogs = pipe(
+    kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"),
+    shell("grep", "-i", "internalfabric"),
+  );
   const fixes: FixPart[] = [];
   const fabrics = inv.items("internalfabrics").filter((f) => f.metadata.labels?.[REMOTE_ID_LABEL] === peerId);
   const fabric = fabrics.find((f) => f.metadata.namespace === gw.namespace) ?? fabrics[0] ?? null;

@@ -71,7 +71,9 @@ function run(ctx: CheckContext): Outcome {
     remediation: fix(
       `admit UDP ${GENEVE_PORT} from the node addresses (and the fabric source IPs) to the gateway pods, e.g. add:`,
       `ingress: [{from: [{ipBlock: {cidr: <node CIDR>}}], ports: [{protocol: UDP, port: ${GENEVE_PORT}}]}]`,
-      ...policies.map((p) => kubectlIn("local", p.metadata.namespace ?? "", "edit", "networkpolicy", p.metadata.name)),
+      ...policies.map((p) =>
+        kubectlIn("local", p.metadata.namespace ?? "", "edit", "networkpolicy", p.metadata.name)
+      ),
     ),
   };
 }

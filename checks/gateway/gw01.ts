@@ -37,14 +37,30 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     `${gw.role === "server" ? "GatewayServer" : "GatewayClient"} ${gw.namespace}/${gw.name}`,
   ];
   const dep = gatewayDeployment(ctx, gw);
-  const logs = kubectlIn("local", gw.namespace, "logs", `deploy/${gw.workloadName}`, "-c", "wireguard", "--previous");
+  const logs = kubectlIn(
+    "local",
+    gw.namespace,
+    "logs",
+    `deploy/${gw.workloadName}`,
+    "-c",
+    "wireguard",
+    "--previous",
+  );
   if (!dep) {
     return {
       status: "fail",
       summary: `gateway Deployment ${gw.namespace}/${gw.workloadName} is missing`,
       evidence: [...evidence, `no Deployment ${gw.workloadName} in ${gw.namespace}`],
       remediation: fix(
-        kubectlIn("local", gw.namespace, "get", `wg${gw.role === "server" ? "gatewayserver" : "gatewayclient"}`, gw.name, "-o", "yaml"),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          `wg${gw.role === "server" ? "gatewayserver" : "gatewayclient"}`,
+          gw.name,
+          "-o",
+          "yaml",
+        ),
         pipe(
           kubectlIn("local", ctx.cluster.liqoNamespace ?? "liqo", "logs", "deploy/liqo-controller-manager"),
           shell("grep", gw.name),
@@ -60,7 +76,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `gateway Deployment ${gw.workloadName} is scaled to 0 replicas`,
       evidence,
-      remediation: fix(kubectlIn("local", gw.namespace, "scale", `deploy/${gw.workloadName}`, "--replicas=1")),
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "scale", `deploy/${gw.workloadName}`, "--replicas=1"),
+      ),
     };
   }
   const pods = gatewayPods(ctx.cluster.inv, gw).filter((p) => !p.metadata.deletionTimestamp);
@@ -75,7 +93,14 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       evidence,
       remediation: fix(
         kubectlIn("local", gw.namespace, "describe", `deploy/${gw.workloadName}`),
-        kubectlIn("local", gw.namespace, "get", "events", "--field-selector", "involvedObject.kind=ReplicaSet"),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          "events",
+          "--field-selector",
+          "involvedObject.kind=ReplicaSet",
+        ),
       ),
     };
   }
@@ -98,7 +123,15 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       remediation: fix(
         kubectl("local", "describe", "node", down.name),
         "to reschedule the gateway on a Ready node now (the Deployment recreates the pod):",
-        kubectlIn("local", gw.namespace, "delete", "pod", onDown.metadata.name, "--force", "--grace-period=0"),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "delete",
+          "pod",
+          onDown.metadata.name,
+          "--force",
+          "--grace-period=0",
+        ),
       ),
     };
   }
@@ -144,7 +177,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         recent.join(", ")
       } restarted within the last hour${log.cite ? `; log: "${log.cite}"` : ""}`,
       evidence,
-      remediation: fix(kubectlIn("local", gw.namespace, "logs", active.metadata.name, "-c", recent[0], "--previous")),
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "logs", active.metadata.name, "-c", recent[0], "--previous"),
+      ),
     };
   }
   if (ready < desired) {

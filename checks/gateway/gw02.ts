@@ -142,7 +142,9 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: Service, evidence: s
         "events say why no address was assigned",
       ),
       "no LoadBalancer controller (bare metal, kind, k3s without servicelb): install one, e.g. MetalLB",
-      `cloud load balancer without UDP support: use a NodePort and open UDP ${np ?? "<nodePort>"} in the firewall:`,
+      `cloud load balancer without UDP support: use a NodePort and open UDP ${
+        np ?? "<nodePort>"
+      } in the firewall:`,
       peerWith("--gw-server-service-type", "NodePort"),
     ),
   };
@@ -207,7 +209,9 @@ function nodePortExposure(
       `it works only if the peer is on the same private network`,
     evidence,
     remediation: fix(
-      `if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${np ?? "<nodePort>"} on your NAT`,
+      `if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${
+        np ?? "<nodePort>"
+      } on your NAT`,
       "and point the client at the public address (docs: advanced/nat.md):",
       peerWith(
         "--gw-server-service-type",

@@ -88,7 +88,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `GatewayServer ${gw.name} advertises no endpoint (status.endpoint missing)`,
       evidence,
-      remediation: fix(kubectlIn("local", gw.namespace, "get", "gatewayserver", gw.name, "-o", "yaml"), ...refresh),
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "get", "gatewayserver", gw.name, "-o", "yaml"),
+        ...refresh,
+      ),
     };
   }
   if (status.addresses[0] === "") {
@@ -97,7 +100,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       summary:
         `GatewayServer ${gw.name} advertises an empty address: the node running the gateway is NotReady`,
       evidence,
-      remediation: fix(kubectl("local", "get", "nodes", "-o", "wide"), kubectlIn("local", gw.namespace, "get", "pods", "-o", "wide")),
+      remediation: fix(
+        kubectl("local", "get", "nodes", "-o", "wide"),
+        kubectlIn("local", gw.namespace, "get", "pods", "-o", "wide"),
+      ),
     };
   }
   const addrOk = sameSet(status.addresses, exp.endpoint.addresses);

@@ -92,7 +92,17 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   const endpoint = { spec: { endpoint: { addresses: [srv.addresses[0]], port: srv.port } } };
   const fixClient = fix(
     `on ${client.cluster} (the client), point the GatewayClient at the server's endpoint:`,
-    kubectlIn(clientOn, client.gw.namespace, "patch", "gatewayclient", client.gw.name, "--type", "merge", "-p", JSON.stringify(endpoint)),
+    kubectlIn(
+      clientOn,
+      client.gw.namespace,
+      "patch",
+      "gatewayclient",
+      client.gw.name,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify(endpoint),
+    ),
     "or re-run the peering: liqoctl network connect --remote-kubeconfig <kubeconfig> (or liqoctl peer)",
   );
   if (!spec || specAddr === null) {
@@ -114,7 +124,12 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         `on ${client.cluster}: the gateway Deployment was not re-rendered from the GatewayClient`,
         kubectlIn(clientOn, client.gw.namespace, "get", "wggatewayclient", client.gw.name, "-o", "yaml"),
         pipe(
-          kubectlIn(clientOn, liqoNamespaceOf(client.inv) ?? "liqo", "logs", "deploy/liqo-controller-manager"),
+          kubectlIn(
+            clientOn,
+            liqoNamespaceOf(client.inv) ?? "liqo",
+            "logs",
+            "deploy/liqo-controller-manager",
+          ),
           shell("grep", client.gw.name),
         ),
       ),
@@ -150,7 +165,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         `override (--gw-client-address/--gw-client-port) — make sure the NAT forwards it to the server`,
       evidence,
       remediation: fix(
-        `verify the NAT maps UDP ${specAddr}:${specPort} → ${srv.addresses[0]}:${srv.port} (docs: advanced/nat.md)`,
+        `verify the NAT maps UDP ${specAddr}:${specPort} → ${
+          srv.addresses[0]
+        }:${srv.port} (docs: advanced/nat.md)`,
         `GW-05 probes ${specAddr}:${specPort} from this host; TUN-01/TUN-02 show whether the tunnel comes up`,
       ),
     };

@@ -64,7 +64,10 @@ async function probeUdp(
       summary: `UDP ${host}:${port} refused from this host although the tunnel is up: ` +
         "something between here and the endpoint rejects UDP (the peer's path works)",
       evidence,
-      remediation: fix("only matters for clients on this host's network; compare the firewall rules on the way", nc),
+      remediation: fix(
+        "only matters for clients on this host's network; compare the firewall rules on the way",
+        nc,
+      ),
     };
   }
   if (proof) {

@@ -3,7 +3,18 @@
  * and per-peer Networks are allocated, and CIDRs overlapping local ones are actually remapped
  * (FACTS §2.2, §7 D14).
  */
-import { andThen, fix, kubectl, kubectlIn, liqoctl, pipe, remoteKubeconfig, type RemediationStep, shell, step } from "../remediation.ts";
+import {
+  andThen,
+  fix,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Configuration } from "../../liqo/views/networking.ts";
 import { ageMs, conditionOf, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
@@ -60,7 +71,16 @@ function overlapNotRemapped(ctx: CheckContext, cfg: Configuration): string[] {
 function notRemappedFix(cfg: Configuration, peerId: string, ipamNs: string): RemediationStep[] {
   return fix(
     step(
-      kubectlIn("local", cfg.metadata.namespace ?? "", "get", "networks", "-l", `${REMOTE_ID_LABEL}=${peerId}`, "-o", "yaml"),
+      kubectlIn(
+        "local",
+        cfg.metadata.namespace ?? "",
+        "get",
+        "networks",
+        "-l",
+        `${REMOTE_ID_LABEL}=${peerId}`,
+        "-o",
+        "yaml",
+      ),
       "not-remapped label? external IPAM?",
     ),
     kubectlIn("local", ipamNs, "logs", "deploy/liqo-ipam"),

@@ -60,7 +60,9 @@ function run(ctx: CheckContext): Outcome {
     }`,
     evidence,
     remediation: fix(
-      ...pending.slice(0, 3).map((p) => kubectlIn("local", p.metadata.namespace ?? "", "get", "ip", p.metadata.name, "-o", "yaml")),
+      ...pending.slice(0, 3).map((p) =>
+        kubectlIn("local", p.metadata.namespace ?? "", "get", "ip", p.metadata.name, "-o", "yaml")
+      ),
       kubectlIn("local", ns, "get", "networks", "-o", "wide"),
       kubectlIn("local", ns, "logs", "deploy/liqo-ipam"),
       pipe(kubectlIn("local", ns, "logs", "deploy/liqo-controller-manager"), shell("grep", "-i", "ip")),

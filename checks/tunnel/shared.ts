@@ -398,7 +398,8 @@ export function stoppedFix(
     gw.role === "client"
       ? kubectlIn("local", gw.namespace, "rollout", "restart", `deploy/${gw.workloadName}`)
       : "on the client cluster:",
-    gw.role !== "client" && kubectlIn("remote", "<tenant namespace>", "rollout", "restart", "deploy/gw-<name>"),
+    gw.role !== "client" &&
+      kubectlIn("remote", "<tenant namespace>", "rollout", "restart", "deploy/gw-<name>"),
   );
 }
 

@@ -146,7 +146,10 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
       remediation: fix(
         ...(wg?.fix ?? []),
         ...logs,
-        wgCommand(gw.namespace, activeGatewayPod(ctx.cluster.inv, gw)?.metadata.name ?? `deploy/${gw.workloadName}`),
+        wgCommand(
+          gw.namespace,
+          activeGatewayPod(ctx.cluster.inv, gw)?.metadata.name ?? `deploy/${gw.workloadName}`,
+        ),
       ),
     };
   }

@@ -13,7 +13,6 @@ import {
   peerStories,
   shortKey,
   stoppedFix,
-  wgCommand,
   withTunnelLogs,
 } from "./shared.ts";
 import { fix, kubectlIn } from "../remediation.ts";

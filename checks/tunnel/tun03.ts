@@ -98,7 +98,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       summary:
         "no traffic in either direction between samples: the in-tunnel pinger (every 2 s) is dead or the path is",
       evidence,
-      remediation: fix(kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "gateway"), wgCommand(ev.namespace, ev.pod)),
+      remediation: fix(
+        kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "gateway"),
+        wgCommand(ev.namespace, ev.pod),
+      ),
     };
   }
   return {

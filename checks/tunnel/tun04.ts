@@ -117,7 +117,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           summary: `PublicKey CR not configured on the tunnel: wg peers do not include ${shortKey(cr)}`,
           evidence,
           remediation: fix(
-            step(kubectlIn("local", gw.namespace, "logs", live.ev.pod, "-c", "wireguard"), "PublicKey reconcile errors"),
+            step(
+              kubectlIn("local", gw.namespace, "logs", live.ev.pod, "-c", "wireguard"),
+              "PublicKey reconcile errors",
+            ),
             step(
               kubectlIn("local", gw.namespace, "delete", "pod", live.ev.pod),
               "the gateway reconfigures the peer on start",

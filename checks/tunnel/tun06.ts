@@ -152,7 +152,14 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       evidence,
       remediation: fix(
         kubectlIn("local", gw.namespace, "get", `gateway${gw.role}`, gw.name, "-o", "jsonpath={.spec.mtu}"),
-        kubectlIn("local", gw.namespace, "get", "internalfabrics", "-o", "custom-columns=NAME:.metadata.name,MTU:.spec.mtu"),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          "internalfabrics",
+          "-o",
+          "custom-columns=NAME:.metadata.name,MTU:.spec.mtu",
+        ),
         "align them by re-running liqoctl network connect with one --mtu value",
       ),
     };

@@ -49,7 +49,11 @@ Deno.test({
         if (/^liqoctl \S.* peer /.test(c)) {
           // Peering runs on the consumer, outside this run (milan is the provider): a placeholder;
           // milan is the remote end, by its context (the file is the default kubeconfig, unnamed).
-          assert.match(c, /^liqoctl --kubeconfig <consumer kubeconfig> peer --remote-kubeconfig <\S+ kubeconfig> --remote-context milan /, c);
+          assert.match(
+            c,
+            /^liqoctl --kubeconfig <consumer kubeconfig> peer --remote-kubeconfig <\S+ kubeconfig> --remote-context milan /,
+            c,
+          );
           continue;
         }
         assert.match(c, /^(kubectl|liqoctl) --context milan /, c);
