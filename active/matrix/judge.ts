@@ -40,8 +40,6 @@ export interface MatrixClusterRef {
   side: Side;
   /** Display name (the grid's fromCluster/toCluster). */
   name: string;
-  /** `kubectl` for the cluster the user named first, `kubectl --context <id>` for the other one. */
-  kubectl: string;
   /** Namespace Liqo runs in there ("liqo" when unknown). */
   liqoNamespace: string;
 }

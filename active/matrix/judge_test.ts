@@ -7,13 +7,11 @@ import type { MatrixCell, MatrixGrid } from "../model.ts";
 const ROME: MatrixClusterRef = {
   side: "local",
   name: "rome",
-  kubectl: "kubectl --context <rome>",
   liqoNamespace: "liqo",
 };
 const MILAN: MatrixClusterRef = {
   side: "remote",
   name: "milan",
-  kubectl: "kubectl --context <milan>",
   liqoNamespace: "liqo",
 };
 const R = ["rome-w1", "rome-w2", "rome-w3"];

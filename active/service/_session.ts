@@ -22,11 +22,6 @@ export function serviceApi(w: Pick<KubeWriter, "get" | "list">, signal: AbortSig
   };
 }
 
-/** kubectl's flags for a target's cluster flags (`--remote-kubeconfig X` → `--kubeconfig X`). */
-export function kubectlFlags(flags: string): string {
-  return flags.replace(/--remote-(kubeconfig|context)\b/g, "--$1").trim();
-}
-
 /**
  * The pods offloaded to the peer in this run (the fleet's, in both modes), with the provider node
  * when the session placed them (offload mode: `fleet.remote` carries the placed copies).
@@ -48,11 +43,8 @@ export async function runService(ctx: ProbeRunContext): Promise<ProbeRun> {
       name: local.view.name,
       clusterId: local.view.clusterId,
       api: api(local.target.writer),
-      flags: kubectlFlags(local.target.flags),
     },
-    provider: remote
-      ? { name: remote.view.name, api: api(remote.target.writer), flags: kubectlFlags(remote.target.flags) }
-      : null,
+    provider: remote ? { name: remote.view.name, api: api(remote.target.writer) } : null,
     localPods: ctx.fleet.local,
     offloadedPods: offloadedPods(ctx),
     addressIn: (pod, viewer) => ctx.addressing.addressIn(pod, viewer).ip,

@@ -120,8 +120,6 @@ export interface ServiceMeasurement {
   sweeps: SweepMeasurement[];
   /** Context lines (e.g. the provider side not inspected without --remote-kubeconfig). */
   notes: string[];
-  /** kubectl cluster flags per side for the remediation commands ("" = current context). */
-  flags: Record<Side, string>;
 }
 
 const sideName = (side: Side): string => side === "local" ? "consumer" : "provider";

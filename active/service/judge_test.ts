@@ -89,7 +89,6 @@ function healthy(): ServiceMeasurement {
       detail: "",
     })),
     notes: [],
-    flags: { local: "--context rome", remote: "" },
   };
 }
 

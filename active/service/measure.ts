@@ -65,9 +65,9 @@ export interface ServiceProbeIo {
   runId: string;
   peer: string;
   /** The consumer (where the Service is created). */
-  consumer: { name: string; clusterId: string | null; api: ServiceApi; flags: string };
+  consumer: { name: string; clusterId: string | null; api: ServiceApi };
   /** The provider, when its kubeconfig was given. */
-  provider: { name: string; api: ServiceApi; flags: string } | null;
+  provider: { name: string; api: ServiceApi } | null;
   /** Probe pods in the consumer's own network. */
   localPods: readonly ProbePod[];
   /** Probe pods offloaded to the peer (side remote, exec'd through the consumer's virtual kubelet). */
@@ -445,7 +445,6 @@ export async function measureService(io: ServiceProbeIo): Promise<ServiceProbeOu
     dns,
     sweeps: await Promise.all(sweeps),
     notes,
-    flags: { local: io.consumer.flags, remote: io.provider?.flags ?? "" },
   };
   return { outcome: judgeService(measurement), measurement };
 }

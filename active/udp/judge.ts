@@ -177,8 +177,6 @@ export interface UdpEnd {
   cluster: string;
   pod: string;
   node: string;
-  /** kubectl for that cluster (`kubectl` or `kubectl --context <id>`). */
-  kubectl: string;
 }
 
 /** What PROBE-UDP measured, for the judge. */

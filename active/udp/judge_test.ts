@@ -38,12 +38,11 @@ function measurement(
   expected = "10.68.1.5",
 ): UdpMeasurement {
   return {
-    from: { cluster: "rome", pod: "ff-probe-rome-worker-1", node: "rome-worker-1", kubectl: "kubectl" },
+    from: { cluster: "rome", pod: "ff-probe-rome-worker-1", node: "rome-worker-1" },
     to: {
       cluster: "milan",
       pod: "ff-probe-milan-worker-1",
       node: "milan-worker-1",
-      kubectl: "kubectl --context <milan>",
     },
     address: { ip: "10.71.2.7", how: "10.244.2.7 remapped" },
     nonce: NONCE,
