@@ -7,6 +7,7 @@
  * run record, what stopped the run early, and a tool error to rethrow once the run is reported.
  */
 import type { ClusterView, Outcome } from "../checks/types.ts";
+import { fix, flyingfish } from "../checks/remediation.ts";
 import type { GenevePathReading } from "../checks/facts.ts";
 import { PROBE_CHECKS } from "./catalog.ts";
 import type { ProbeTarget } from "./fleet/target.ts";
@@ -57,8 +58,10 @@ export function createActivePhase(input: ActivePhaseInput): ActiveRun {
       return every(probes, {
         status: "unknown",
         summary: `not probed: ${why}`,
-        remediation: "# fix access to the remote cluster, or probe through Liqo with one kubeconfig:\n" +
-          "flyingfish probe --mode offload",
+        remediation: fix(
+          "fix access to the remote cluster, or probe through Liqo with one kubeconfig:",
+          flyingfish("probe", "--mode", "offload"),
+        ),
       });
     }
     try {
@@ -78,7 +81,7 @@ export function createActivePhase(input: ActivePhaseInput): ActiveRun {
           status: r.status,
           summary: r.summary,
           evidence: r.evidence,
-          ...(r.remediation ? { remediation: r.remediation } : {}),
+          ...(r.remediation.length ? { remediation: r.remediation } : {}),
           ...(r.skipKind ? { skipKind: r.skipKind } : {}),
           where: { cluster: r.cluster, peer: r.peer },
         };

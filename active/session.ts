@@ -12,6 +12,15 @@
  * does not come up (image pull, Unschedulable, offloading failed) is a finding: `fail` for every
  * probe that needed the pods, naming the cause.
  */
+import {
+  fix,
+  type FixPart,
+  flyingfish,
+  kubectl,
+  kubectlIn,
+  type RemediationStep,
+  step,
+} from "../checks/remediation.ts";
 import type { CheckResult, Status } from "../checks/types.ts";
 import { findProbeCheck } from "./catalog.ts";
 import { cleanupRun } from "./fleet/cleanup.ts";
@@ -96,22 +105,34 @@ function probesInOrder(probes: readonly ProbeName[]): ProbeName[] {
 }
 
 /**
- * `flyingfish …` lines of a remediation with the run's cluster flags appended (before a trailing
- * `# comment`), so the suggested follow-up probes the same clusters; flags a line already names
- * are left to it.
+ * The run's cluster flags (`--kubeconfig rome.yaml --context 'my ctx'`, as fleet/target.ts quotes
+ * them) as word groups: `["--kubeconfig", "rome.yaml"]`, a quoted value unquoted (`'…'` pieces and
+ * the `"'"` or `\'` between them).
  */
-export function withFlyingfishFlags(text: string | null, flags: string): string | null {
-  const groups = flags.match(/--[\w-]+(?:[ =](?!--)(?:'[^']*'|\S+))?/g) ?? [];
-  if (!text || groups.length === 0) return text;
-  return text.split("\n").map((line) => {
-    const m = /^(flyingfish\s.*?)(\s+#.*)?$/.exec(line);
-    if (!m) return line;
-    const add = groups.filter((g) => {
-      const name = /^--[\w-]+/.exec(g)![0];
-      return !new RegExp(`(^|\\s)${name}([\\s=]|$)`).test(m[1]);
-    });
-    return add.length ? `${m[1]} ${add.join(" ")}${m[2] ?? ""}` : line;
-  }).join("\n");
+function flagGroups(flags: string): string[][] {
+  const value = String.raw`(?:'[^']*'|"'"|\\'|[^\s'"])+`;
+  return [...flags.matchAll(new RegExp(String.raw`(--[\w-]+)(?:( |=)(?!--)(${value}))?`, "g"))].map((m) => {
+    if (m[3] === undefined) return [m[1]];
+    const v = m[3].replace(/'([^']*)'|"'"|\\'/g, (_piece, inQuotes) => inQuotes ?? "'");
+    return m[2] === "=" ? [`${m[1]}=${v}`] : [m[1], v];
+  });
+}
+
+/**
+ * The `flyingfish …` commands of a remediation with the run's cluster flags appended, so the
+ * suggested follow-up probes the same clusters; flags a command already names are left to it.
+ */
+export function withFlyingfishFlags(steps: readonly RemediationStep[], flags: string): RemediationStep[] {
+  const groups = flagGroups(flags);
+  if (groups.length === 0) return [...steps];
+  return steps.map((s) => {
+    const c = s.command;
+    if (c === null || c.argv[0] !== "flyingfish") return s;
+    const named = (flag: string) =>
+      c.argv.some((w) => typeof w === "string" && (w === flag || w.startsWith(`${flag}=`)));
+    const add = groups.filter((g) => !named(g[0].split("=")[0]));
+    return add.length ? { ...s, command: { ...c, argv: [...c.argv, ...add.flat()] } } : s;
+  });
 }
 
 /** A PROBE-* CheckResult from what a runner returned. */
@@ -131,7 +152,7 @@ export function probeResult(
     cluster: run.cluster ?? where.cluster,
     summary: run.summary,
     evidence: run.evidence ?? [],
-    remediation: withFlyingfishFlags(run.remediation ?? null, where.flags ?? ""),
+    remediation: withFlyingfishFlags(run.remediation ?? [], where.flags ?? ""),
     blockedBy: null,
     skipKind: run.status === "skip" ? run.skipKind ?? "not-applicable" : null,
     durationMs: Math.max(0, Math.round(durationMs)),
@@ -146,34 +167,33 @@ function same(probes: readonly ProbeName[], status: Status, summary: string, evi
 }
 
 /** The remediation of a fleet that did not come up, by its cause. */
-export function fleetRemediation(failure: string, ns: string): string {
-  const lines: string[] = [];
+export function fleetRemediation(failure: string, ns: string): RemediationStep[] {
+  const parts: FixPart[] = [];
   if (/ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|pull/i.test(failure)) {
-    lines.push(
-      "# the probe image cannot be pulled in that cluster: mirror it and point FlyingFish at the mirror",
-      "flyingfish probe --print-images",
-      "flyingfish probe --image-registry <your-mirror>   # or --image probe=<ref@sha256:…>",
+    parts.push(
+      "the probe image cannot be pulled in that cluster: mirror it and point FlyingFish at the mirror",
+      flyingfish("probe", "--print-images"),
+      step(flyingfish("probe", "--image-registry", "<your-mirror>"), "or --image probe=<ref@sha256:…>"),
     );
   }
   if (/Unschedulable|no schedulable node|taint/i.test(failure)) {
-    lines.push(
-      "# no node accepts the probe pod: see the scheduler's message; tolerate a taint only if pods may run there",
-      "kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints",
-      "flyingfish probe --tolerate <taint key>",
+    parts.push(
+      "no node accepts the probe pod: see the scheduler's message; tolerate a taint only if pods may run there",
+      kubectl("local", "get", "nodes", "-o", "custom-columns=NAME:.metadata.name,TAINTS:.spec.taints"),
+      flyingfish("probe", "--tolerate", "<taint key>"),
     );
   }
   if (/offload/i.test(failure)) {
-    lines.push(
-      "# the run namespace could not be offloaded to the peer",
-      "flyingfish check --only reflection",
-      "kubectl get virtualnodes -A",
+    parts.push(
+      "the run namespace could not be offloaded to the peer",
+      flyingfish("check", "--only", "reflection"),
+      kubectl("local", "get", "virtualnodes", "-A"),
     );
   }
-  if (/CreateContainer|Failed|FailedCreate/.test(failure)) {
-    lines.push(`flyingfish probe --keep   # then: kubectl -n ${ns} describe pods`);
+  if (/CreateContainer|Failed|FailedCreate/.test(failure) || parts.length === 0) {
+    parts.push(flyingfish("probe", "--keep"), step(kubectlIn("local", ns, "describe", "pods"), "then:"));
   }
-  if (lines.length === 0) lines.push(`flyingfish probe --keep   # then: kubectl -n ${ns} describe pods`);
-  return lines.join("\n");
+  return fix(...parts);
 }
 
 function reasonOf(signal: AbortSignal): string {

@@ -3,6 +3,8 @@
  * (plain HTTP; TLS is the e2e runner's subject), the testdata/active scenarios' clusters and
  * network model. Cleanup is asserted from the server's state, not from the session's record.
  */
+import { fixText } from "../report/remediation.ts";
+import { fix, flyingfish, kubectl, step } from "../checks/remediation.ts";
 import assert from "node:assert/strict";
 import {
   type ActiveCluster,
@@ -164,7 +166,7 @@ Deno.test("session: an image that cannot be pulled fails the probes naming it, a
       assert.equal(r.status, "fail", r.summary);
       assert.match(r.summary, /probe pods not Ready: .*(ErrImagePull|ImagePullBackOff)/);
       assert.match(r.summary, /agnhost/);
-      assert.match(r.remediation ?? "", /--image-registry/);
+      assert.match(fixText(r.remediation), /--image-registry/);
     }
     assert.deepEqual(leftovers(s.objects("rome"), "sess0003"), []);
     assert.deepEqual(leftovers(s.objects("milan"), "sess0003"), []);
@@ -253,21 +255,23 @@ Deno.test("session: offload mode with the consumer only — matrix green, offloa
 Deno.test("session: suggested flyingfish commands carry the run's cluster flags", () => {
   const flags =
     "--kubeconfig 'my rome.yaml' --context rome --remote-kubeconfig milan.yaml --remote-context milan";
-  assert.equal(
-    withFlyingfishFlags(
-      "# look closer\nflyingfish check --only fabric   # the fabric checks\nkubectl get nodes",
-      flags,
-    ),
-    "# look closer\nflyingfish check --only fabric --kubeconfig 'my rome.yaml' --context rome " +
-      "--remote-kubeconfig milan.yaml --remote-context milan   # the fabric checks\nkubectl get nodes",
+  const look = fix(
+    "look closer",
+    step(flyingfish("check", "--only", "fabric"), "the fabric checks"),
+    kubectl("local", "get", "nodes"),
   );
-  // A flag the line names itself is left to it.
   assert.equal(
-    withFlyingfishFlags(
-      "flyingfish probe matrix --remote-kubeconfig <kubeconfig of milan>",
-      "--context rome",
-    ),
+    fixText(withFlyingfishFlags(look, flags)),
+    // The line is now too long for the comment beside it: it goes above.
+    "# look closer\n# the fabric checks\nflyingfish check --only fabric --kubeconfig 'my rome.yaml' --context rome " +
+      "--remote-kubeconfig milan.yaml --remote-context milan\nkubectl get nodes",
+  );
+  // A flag the command names itself is left to it.
+  const matrix = fix(flyingfish("probe", "matrix", "--remote-kubeconfig", "<kubeconfig of milan>"));
+  assert.equal(
+    fixText(withFlyingfishFlags(matrix, "--context rome --remote-kubeconfig=x.yaml")),
     "flyingfish probe matrix --remote-kubeconfig <kubeconfig of milan> --context rome",
   );
-  assert.equal(withFlyingfishFlags("flyingfish probe mtu", ""), "flyingfish probe mtu");
+  const mtu = fix(flyingfish("probe", "mtu"));
+  assert.deepEqual(withFlyingfishFlags(mtu, ""), mtu);
 });

@@ -30,8 +30,8 @@ export interface Diagnosis {
   cluster: string;
   /** One-line finding. */
   summary: string;
-  /** The fix: commands and comments, one per line; null when the check has none. */
-  remediation: string | null;
+  /** The fix, as steps (checks/remediation.ts); empty when the check has none. */
+  remediation: CheckResult["remediation"];
   /**
    * The other root failures, in dependency order: failures that neither the diagnosis nor an
    * earlier root failure explains (see {@link diagnosisOf}), so fixing the first link is not the end

@@ -3,6 +3,7 @@
  * other failure that no earlier root failure explains (not on its dependency chain, not the same
  * link seen from the other end, not downstream of the same per-peer link).
  */
+import { fix } from "./remediation.ts";
 import assert from "node:assert/strict";
 import { runEngine } from "./engine.ts";
 import { diagnosisOf as diagnose } from "./diagnosis.ts";
@@ -25,7 +26,7 @@ function res(id: string, status: CheckResult["status"], cluster: string, peer: s
     cluster,
     summary: `${id} ${status} on ${cluster}${peer ? ` for ${peer}` : ""}`,
     evidence: [],
-    remediation: status === "fail" ? `fix ${id}` : null,
+    remediation: status === "fail" ? fix(`fix ${id}`) : [],
     blockedBy: null,
     skipKind: null,
     durationMs: 1,
@@ -48,7 +49,7 @@ Deno.test("one fault: the diagnosis with an empty alsoFailing", () => {
   );
   assert.equal(d?.id, "GW-02");
   assert.equal(d?.summary, `GW-02 fail on ${MILAN} for ${ROME}`);
-  assert.equal(d?.remediation, "fix GW-02");
+  assert.deepEqual(d?.remediation, fix("fix GW-02"));
   assert.deepEqual(d?.alsoFailing, []);
   assert.equal(diagnose([], CATALOG), null);
   assert.equal(diagnose([res("TUN-05", "warn", ROME, MILAN)], CATALOG), null);
@@ -173,7 +174,7 @@ function def(
 }
 
 Deno.test("runEngine: two independent faults are both failures; the report's diagnosis lists the other", async () => {
-  const fail = (s: string): Outcome => ({ status: "fail", summary: s, remediation: "fix" });
+  const fail = (s: string): Outcome => ({ status: "fail", summary: s, remediation: fix("fix") });
   const view = viewOf(inventoryOf([]), new Date(), "ctx");
   const out = await runEngine({
     catalog: [

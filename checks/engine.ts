@@ -330,7 +330,7 @@ async function runInstance(
     status: o.status,
     summary: o.summary,
     evidence: o.evidence ?? [],
-    remediation: o.remediation ?? null,
+    remediation: o.remediation ?? [],
     blockedBy,
     skipKind: o.status !== "skip" ? null : blockedBy ? "blocked" : o.skipKind ?? "not-applicable",
     durationMs: Math.round(performance.now() - started),

@@ -1,3 +1,4 @@
+import { fix } from "./remediation.ts";
 import assert from "node:assert/strict";
 import { type EngineInput, runEngine, validateCatalog } from "./engine.ts";
 import { diagnosisOf as diagnose } from "./diagnosis.ts";
@@ -29,7 +30,7 @@ function def(
 }
 
 const pass = (): Outcome => ({ status: "pass", summary: "ok" });
-const fail = (): Outcome => ({ status: "fail", summary: "broken", remediation: "fix it" });
+const fail = (): Outcome => ({ status: "fail", summary: "broken", remediation: fix("fix it") });
 
 function input(catalog: CheckDef[], peers: PeerView[] = [], over: Partial<EngineInput> = {}): EngineInput {
   const view = viewOf(inventoryOf([]), new Date(), "ctx");

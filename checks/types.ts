@@ -8,6 +8,7 @@ import type { Malformed, Objects } from "../liqo/views/mod.ts";
 import type { ForeignCluster } from "../liqo/views/peering.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import type { CheckFacts } from "./facts.ts";
+import type { RemediationStep } from "./remediation.ts";
 
 /** Outcome of one check. */
 export type Status = "pass" | "warn" | "fail" | "skip" | "unknown";
@@ -81,8 +82,8 @@ export interface CheckResult {
   summary: string;
   /** The facts the finding rests on, one per entry. */
   evidence: string[];
-  /** The fix: commands and comments, one per line; null when there is nothing to do. */
-  remediation: string | null;
+  /** The fix, as steps (checks/remediation.ts); empty when there is nothing to do. */
+  remediation: RemediationStep[];
   /** ID of the failed check that kept this one from running. */
   blockedBy: string | null;
   /** For skips: why (null otherwise). */
@@ -103,7 +104,6 @@ export interface Outcome {
   skipKind?: SkipKind;
   summary: string;
   evidence?: string[];
-  remediation?: string;
   /** Facts for the checks that declare this one as an input (never reported). */
   facts?: CheckFacts;
   /** The input check whose result decided this verdict (see {@link CheckResult.decidedBy}). */
@@ -113,6 +113,8 @@ export interface Outcome {
    * of both clusters is "A ↔ B") and the peer it probed.
    */
   where?: { cluster: string; peer: string | null };
+  /** The fix, as steps (checks/remediation.ts builders); absent or empty: nothing to do. */
+  remediation?: RemediationStep[];
 }
 
 /** How a check is explained by `flyingfish explain`. */

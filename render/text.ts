@@ -28,7 +28,7 @@ import {
   type Status,
   varyingScopes,
 } from "../report/model.ts";
-import { remediationLines, shellCommentIndex } from "../report/remediation.ts";
+import { commentPlacement } from "../report/remediation.ts";
 import { clusterLines } from "./context.ts";
 import { activeLines } from "./active_text.ts";
 import { displayWidth, type Hang, PIPE_WIDTH, truncate, wrapCommand, wrapWords } from "./wrap.ts";
@@ -118,25 +118,28 @@ function paragraph(s: string, width: number, hang: Hang): string[] {
   );
 }
 
-/** One line of a fix: a shell comment (`# …`) or a command (maybe with a trailing `# …`). */
-interface FixLine {
-  kind: "comment" | "command";
-  text: string;
-}
-
-function typed(lines: readonly string[]): FixLine[] {
-  return lines.filter((l) => l.trim() !== "").map((l) => ({
-    kind: l.trimStart().startsWith("#") ? "comment" : "command",
-    text: l,
-  }));
-}
+/**
+ * One line of a fix: a shell comment (`# …`) or a command with the comment beside it (`note`,
+ * `# …`; null: none). `text` is the whole line.
+ */
+type FixLine =
+  | { kind: "comment"; text: string }
+  | { kind: "command"; text: string; command: string; note: string | null };
 
 /**
- * The fix as typed lines: the steps as shell-ready lines (a comment above its command, or beside
- * it when short: `cmd   # comment`).
+ * The fix as typed lines: a remark is a comment line; a command's comment goes above it, or beside
+ * it when short (`cmd   # comment`, see commentPlacement).
  */
 function fixLines(steps: readonly RemediationStep[]): FixLine[] {
-  return typed(remediationLines(steps));
+  return steps.flatMap((s): FixLine[] => {
+    const remark: FixLine[] = s.comment === null ? [] : [{ kind: "comment", text: `# ${s.comment}` }];
+    if (s.command === null) return remark;
+    if (s.comment !== null && commentPlacement(s) === "beside") {
+      const note = `# ${s.comment}`;
+      return [{ kind: "command", text: `${s.command}   ${note}`, command: s.command, note }];
+    }
+    return [...remark, { kind: "command", text: s.command, command: s.command, note: null }];
+  });
 }
 
 /** Lays out `# …` under `lead` (first line) and `rest`, the `#` repeated on every line. */
@@ -148,22 +151,18 @@ function commentLines(comment: string, width: number, lead: string, rest: string
 /**
  * Lays out fix lines under `hang`: comments wrap as comments (`#` on every line), commands wrap
  * with ` \` continuations (a trailing comment moves to its own line when it does not fit).
- * Indentation inside the fix is kept.
  */
 function fixBlock(lines: readonly FixLine[], width: number, hang: Hang): string[] {
   const out: string[] = [];
   for (const [i, f] of lines.entries()) {
-    const text = cleanText(f.text);
-    const body = text.trimStart();
-    const pad = " ".repeat(text.length - body.length);
-    const lead = (i === 0 ? hang.first : hang.rest) + pad;
-    const rest = hang.rest + pad;
+    const lead = i === 0 ? hang.first : hang.rest;
+    const rest = hang.rest;
     if (f.kind === "comment") {
-      out.push(...commentLines(body, width, lead, rest));
+      out.push(...commentLines(cleanText(f.text), width, lead, rest));
       continue;
     }
-    const at = shellCommentIndex(body);
-    const [cmd, note] = at < 0 ? [body, null] : [body.slice(0, at).trimEnd(), body.slice(at)];
+    const cmd = cleanText(f.command);
+    const note = f.note === null ? null : cleanText(f.note);
     const wrapped = wrapCommand(cmd, width, { first: lead, rest: rest + "    " });
     const last = wrapped.length - 1;
     if (note === null) out.push(...wrapped);

@@ -3,6 +3,7 @@
  * matrix. The shapes are active/model.ts's; this module is their zod schema (the published
  * JSON Schema is generated from it) and re-exports them for the renderers.
  */
+import { shellQuote } from "../kube/rerun.ts";
 import { z } from "zod";
 import {
   type ActiveMatrix,
@@ -144,12 +145,8 @@ export function cleanupCommandOf(
     if (c.context === "") continue;
     const prefix = c.role === "remote" ? "--remote-" : "--";
     const file = kubeconfig?.[c.role];
-    if (file) words.push(`${prefix}kubeconfig`, quoteWord(file));
-    words.push(`${prefix}context`, quoteWord(c.context));
+    if (file) words.push(`${prefix}kubeconfig`, shellQuote(file));
+    words.push(`${prefix}context`, shellQuote(c.context));
   }
   return words.join(" ");
-}
-
-function quoteWord(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -5,6 +5,7 @@ import { ReportSchema } from "./model.ts";
 import { sampleReport } from "./fixture.ts";
 import type { Invocation } from "./invocation.ts";
 import { commandsOf } from "./remediation.ts";
+import { fix, kubectl, kubectlIn, liqoctl, remoteKubeconfig, step } from "../checks/remediation.ts";
 
 const ROME = "rome-4b2a9e";
 const MILAN = "milan-8d1f03";
@@ -17,7 +18,7 @@ function result(p: Partial<CheckResult> & Pick<CheckResult, "id" | "cluster">): 
     peer: MILAN,
     summary: "s",
     evidence: [],
-    remediation: null,
+    remediation: [],
     blockedBy: null,
     skipKind: null,
     durationMs: 1,
@@ -64,12 +65,12 @@ Deno.test("assembleReport: each result's commands name the cluster that observed
         id: "GW-02",
         cluster: MILAN,
         peer: ROME,
-        remediation: "kubectl -n t describe svc gw   # why",
+        remediation: fix(step(kubectlIn("local", "t", "describe", "svc", "gw"), "why")),
       }),
       result({
         id: "GW-01",
         cluster: ROME,
-        remediation: "# restart it:\nkubectl -n t rollout restart deploy/gw",
+        remediation: fix("restart it:", kubectlIn("local", "t", "rollout", "restart", "deploy/gw")),
       }),
     ]),
     DUAL,
@@ -88,25 +89,34 @@ Deno.test("assembleReport: each result's commands name the cluster that observed
   assert.ok(ReportSchema.safeParse(JSON.parse(JSON.stringify(report))).success);
 });
 
-Deno.test("assembleReport: 'on the provider', 'on <cluster>', and a tenant namespace pick the cluster", () => {
+Deno.test("assembleReport: provider, remote and a result comparing both ends pick the cluster from `on`", () => {
   const report = assembleReport(
     draft([
-      // Observed on rome (consumer) about milan, a Provider peer: "the provider" is milan.
+      // Observed on rome (consumer) about milan, a Provider peer: the provider is milan.
       result({
         id: "API-02",
         cluster: ROME,
-        remediation: "On the provider: kubectl -n liqo get ip api-server-proxy",
+        remediation: fix(
+          step(kubectlIn("provider", "liqo", "get", "ip", "api-server-proxy"), "On the provider:"),
+        ),
       }),
       result({
         id: "TUN-04",
         cluster: ROME,
-        remediation: "# on milan-8d1f03, read its gateway public key:\nkubectl -n t get secret gw",
+        remediation: fix(
+          "on milan-8d1f03, read its gateway public key:",
+          kubectlIn("remote", "t", "get", "secret", "gw"),
+        ),
       }),
-      // A result comparing both ends: the tenant namespace says which cluster holds the object.
+      // A result comparing both ends: local is the first, remote the second.
       result({
         id: "TUN-06",
         cluster: `${ROME} ↔ ${MILAN}`,
-        remediation: "kubectl -n liqo-tenant-rome-4b2a9e get gatewayserver x\nkubectl get nodes",
+        peer: null,
+        remediation: fix(
+          kubectlIn("remote", "liqo-tenant-rome-4b2a9e", "get", "gatewayserver", "x"),
+          kubectl("local", "get", "nodes"),
+        ),
       }),
     ]),
     DUAL,
@@ -116,41 +126,64 @@ Deno.test("assembleReport: 'on the provider', 'on <cluster>', and a tenant names
     "kubectl --kubeconfig milan.yaml --context milan -n liqo get ip api-server-proxy",
   ]);
   assert.deepEqual(tun04, ["kubectl --kubeconfig milan.yaml --context milan -n t get secret gw"]);
-  // Which cluster `kubectl get nodes` is about cannot be told: left as written.
   assert.deepEqual(tun06, [
     "kubectl --kubeconfig milan.yaml --context milan -n liqo-tenant-rome-4b2a9e get gatewayserver x",
-    "kubectl get nodes",
+    "kubectl --kubeconfig rome.yaml --context rome get nodes",
   ]);
 });
 
-Deno.test("assembleReport: default kubeconfig → --context alone; no invocation → commands as written", () => {
-  const text = "kubectl -n t describe svc gw";
-  const local = assembleReport(draft([result({ id: "GW-02", cluster: ROME, remediation: text })]), {
+Deno.test("assembleReport: default kubeconfig → --context alone; no invocation → the observed cluster's commands bare", () => {
+  const steps = fix(kubectlIn("local", "t", "describe", "svc", "gw"));
+  const local = assembleReport(draft([result({ id: "GW-02", cluster: ROME, remediation: steps })]), {
     ...DUAL,
     kubeconfig: { local: null, remote: null },
   });
   assert.deepEqual(commandsOf(local.results[0].remediation), ["kubectl --context rome -n t describe svc gw"]);
-  const none = assembleReport(draft([result({ id: "GW-02", cluster: ROME, remediation: text })]), null);
-  assert.deepEqual(commandsOf(none.results[0].remediation), [text]);
+  const none = assembleReport(draft([result({ id: "GW-02", cluster: ROME, remediation: steps })]), null);
+  assert.deepEqual(commandsOf(none.results[0].remediation), ["kubectl -n t describe svc gw"]);
   assert.equal(none.invocation, null);
   // No remediation: an empty list.
   const empty = assembleReport(draft([result({ id: "GW-02", cluster: ROME })]), DUAL);
   assert.deepEqual(empty.results[0].remediation, []);
 });
 
-Deno.test("assembleReport: single mode, a command for the peer gets a placeholder context", () => {
+Deno.test("assembleReport: single mode, a command for the peer names it by a placeholder kubeconfig", () => {
   const d = draft([
     result({
       id: "TUN-04",
       cluster: ROME,
-      remediation: "# on milan-8d1f03, read its key:\nkubectl -n t get secret gw",
+      remediation: fix("on milan-8d1f03, read its key:", kubectlIn("remote", "t", "get", "secret", "gw")),
     }),
   ]);
   d.clusters = d.clusters.slice(0, 1);
   d.peers = d.peers.slice(0, 1);
-  const report = assembleReport(d, { ...DUAL, kubeconfig: { local: "rome.yaml", remote: "rome.yaml" } });
+  const report = assembleReport(d, { ...DUAL, kubeconfig: { local: "rome.yaml", remote: null } });
   assert.deepEqual(commandsOf(report.results[0].remediation), [
-    "kubectl --context <milan-8d1f03> -n t get secret gw",
+    "kubectl --kubeconfig <milan-8d1f03 kubeconfig> -n t get secret gw",
+  ]);
+});
+
+Deno.test("assembleReport: liqoctl peer seen from the provider runs on the consumer, naming the provider", () => {
+  const peer = fix(
+    liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--gw-server-service-type", "NodePort"),
+  );
+  // Dual: observed on milan (provider; its peer rome is a Consumer).
+  const dual = assembleReport(
+    draft([result({ id: "GW-02", cluster: MILAN, peer: ROME, remediation: peer })]),
+    DUAL,
+  );
+  assert.deepEqual(commandsOf(dual.results[0].remediation), [
+    "liqoctl --kubeconfig rome.yaml --context rome peer --remote-kubeconfig milan.yaml --remote-context milan " +
+    "--gw-server-service-type NodePort",
+  ]);
+  // Single, the provider checked: the consumer is not in the run.
+  const d = draft([result({ id: "GW-02", cluster: MILAN, peer: ROME, remediation: peer })]);
+  d.clusters = [{ ...d.clusters[1], role: "local" }];
+  d.peers = d.peers.slice(1);
+  const single = assembleReport(d, { ...DUAL, kubeconfig: { local: "milan.yaml", remote: null } });
+  assert.deepEqual(commandsOf(single.results[0].remediation), [
+    "liqoctl --kubeconfig <consumer kubeconfig> peer --remote-kubeconfig milan.yaml --remote-context milan " +
+    "--gw-server-service-type NodePort",
   ]);
 });
 

@@ -3,7 +3,8 @@
  * and `flyingfish schema` examples.
  */
 import { type CheckResult, type Report, type ReportResult, SCHEMA_VERSION, summarize } from "./model.ts";
-import { parseRemediation } from "./remediation.ts";
+import { fix, kubectlIn, step } from "../checks/remediation.ts";
+import { printSteps } from "./remediation.ts";
 
 const LOCAL = "milan-8d1f03";
 const ROME = "rome-4b2a9e";
@@ -16,19 +17,21 @@ function r(p: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "layer">
     cluster: LOCAL,
     summary: "ok",
     evidence: [],
-    remediation: null,
+    remediation: [],
     blockedBy: null,
     skipKind: null,
     durationMs: 12,
     ...p,
   };
   if (out.status === "skip" && !p.skipKind) out.skipKind = out.blockedBy ? "blocked" : "not-applicable";
-  return { ...out, remediation: parseRemediation(out.remediation) };
+  return { ...out, remediation: printSteps(out.remediation) };
 }
 
-const GW02_FIX = "kubectl -n liqo-tenant-rome describe svc gw-rome   # events say why\n" +
-  "LoadBalancer pending → no LB controller, or your cloud LB cannot do UDP\n" +
-  "use --server-service-type NodePort, or install MetalLB";
+const GW02_FIX = fix(
+  step(kubectlIn("local", "liqo-tenant-rome", "describe", "svc", "gw-rome"), "events say why"),
+  "LoadBalancer pending → no LB controller, or your cloud LB cannot do UDP",
+  "use --server-service-type NodePort, or install MetalLB",
+);
 
 /** A sample report; `overrides` replaces top-level fields (summary is recomputed from results). */
 export function sampleReport(overrides: Partial<Report> = {}): Report {
@@ -56,7 +59,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
       status: "warn",
       summary: "offloading module not ready for 3m",
       evidence: ["ForeignCluster paris-77c0aa: OffloadingVirtualNodeReady=False since 3m"],
-      remediation: "check the virtual-kubelet pod in liqo-tenant-paris",
+      remediation: fix("check the virtual-kubelet pod in liqo-tenant-paris"),
     }),
     r({ id: "GW-01", title: "Gateway pods running", layer: "gateway", peer: ROME, summary: "1/1 running" }),
     r({
@@ -145,7 +148,7 @@ export function sampleReport(overrides: Partial<Report> = {}): Report {
       peer: ROME,
       cluster: LOCAL,
       summary: "gateway server service is not (or not usefully) exposed",
-      remediation: parseRemediation(GW02_FIX),
+      remediation: printSteps(GW02_FIX),
     },
     summary: summarize(results),
     exitCode: 2,

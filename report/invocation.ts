@@ -4,7 +4,7 @@
  * the remediation commands reuse so that each names the cluster it must run against.
  */
 import { z } from "zod";
-import { shellQuote } from "./targets.ts";
+import { shellQuote } from "../kube/rerun.ts";
 
 /** How FlyingFish was invoked. */
 export interface Invocation {

@@ -1,32 +1,64 @@
 /**
- * Naming the cluster a command runs against: `kubectl`, `liqoctl` and `helm` command lines get the
- * `--kubeconfig`/`--context` (helm: `--kube-context`) the user named the cluster with, so a fix
- * pasted from a dual-mode report cannot land on the other cluster. Pure string work, no I/O.
+ * Naming the cluster a command runs against. A check says where each command runs (`on`:
+ * local, remote, consumer, provider, none — checks/remediation.ts); this module turns that into the
+ * cluster of the report and its flags from how the user ran FlyingFish: `--kubeconfig/--context`
+ * (helm: `--kube-context`) after the program, liqoctl's `--remote-kubeconfig/--remote-context` for
+ * the second cluster, a `<consumer kubeconfig>` placeholder for a cluster not in the run. Then it
+ * prints the words, quoted by the one shell-quoting function. Pure, no I/O; nothing is parsed.
  */
+import { shellQuote } from "../kube/rerun.ts";
+import type { RemediationCommand, RunsOn, Word } from "../checks/remediation.ts";
 
 /** How one cluster of the report is reached: its kubeconfig file (null: the default one) and context. */
 export interface ClusterAccess {
   /** Report name of the cluster (the cluster ID when known, else the context). */
   name: string;
   clusterId: string | null;
-  /** The kubeconfig context (from a snapshot: the context recorded at capture). */
+  /** The kubeconfig context (from a snapshot: the context recorded at capture; "" when unknown). */
   context: string;
-  /** The kubeconfig file the user named (null: the default kubeconfig, or a snapshot). */
+  /** The kubeconfig file the user named (null: the default kubeconfig, a snapshot, or not recorded). */
   kubeconfig: string | null;
 }
 
-/** Where a command must run: a known cluster, or a cluster only named (`--context <milan>`). */
-export type CommandTarget =
-  | { kind: "cluster"; cluster: ClusterAccess }
-  | { kind: "named"; name: string };
-
-const PROGRAMS = ["kubectl", "liqoctl", "helm"] as const;
-type Program = typeof PROGRAMS[number];
-
-/** Quotes `s` for a POSIX shell when it needs it. */
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./~-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+/** A peer as the report lists it: who holds the ForeignCluster, whom it describes, its role. */
+export interface PeerRole {
+  /** Cluster that holds the ForeignCluster. */
+  cluster: string;
+  /** The remote cluster ID (spec.clusterID). */
+  clusterId: string;
+  /** ForeignCluster `status.role`: the role of the REMOTE cluster (liqo/views/peering.ts). */
+  role: string;
 }
+
+/** What the report knows for targeting: the clusters of the run, the peers, whether the invocation is known. */
+export interface Targeting {
+  /** Every cluster of the run. */
+  clusters: readonly ClusterAccess[];
+  peers: readonly PeerRole[];
+  /**
+   * The invocation is recorded: every command names its cluster (also the one it was observed on).
+   * Without it (a library call) a command on the observed cluster stays bare.
+   */
+  invoked: boolean;
+}
+
+/** Where a result was observed (`cluster`: its name, "A ↔ B" for both ends) and about which peer. */
+export interface Where {
+  cluster: string;
+  peer: string | null;
+}
+
+/**
+ * The cluster a command runs against: one of the run (`home`: the one the result was observed on),
+ * one outside the run (`absent`, named by its part in the peering), or none (no flags).
+ */
+export type Target =
+  | { kind: "cluster"; cluster: ClusterAccess; home: boolean }
+  | { kind: "absent"; label: string }
+  | { kind: "none" };
+
+/** Separator of the two cluster names of a result that compares both ends ("A ↔ B"). */
+const BOTH = " ↔ ";
 
 /** The cluster `ref` names: by report name, cluster ID or context. */
 export function findCluster(clusters: readonly ClusterAccess[], ref: string): ClusterAccess | undefined {
@@ -34,120 +66,121 @@ export function findCluster(clusters: readonly ClusterAccess[], ref: string): Cl
     clusters.find((c) => c.context === ref);
 }
 
-/** The flags that select `target` for `program`. */
-export function clusterFlags(program: Program, target: CommandTarget): string[] {
-  const ctxFlag = program === "helm" ? "--kube-context" : "--context";
-  if (target.kind === "named") return [ctxFlag, `<${target.name}>`];
+/**
+ * Which end of the peering the observed cluster is, from the peer's ForeignCluster role (it
+ * describes the peer): a Provider peer makes home the consumer, a Consumer peer the provider; a
+ * peering both ways lets home play either part. Null when it cannot be told.
+ */
+function homeIs(
+  where: Where,
+  home: string,
+  peers: readonly PeerRole[],
+): "consumer" | "provider" | "both" | null {
+  if (where.peer === null) return null;
+  const role = peers.find((p) => p.cluster === home && p.clusterId === where.peer)?.role;
+  if (role === "Provider") return "consumer";
+  if (role === "Consumer") return "provider";
+  return role === "ConsumerAndProvider" ? "both" : null;
+}
+
+/** The other cluster of the result: its peer, the second end of "A ↔ B", or the run's only other cluster. */
+function otherCluster(
+  where: Where,
+  home: ClusterAccess | undefined,
+  t: Targeting,
+): ClusterAccess | undefined {
+  if (where.peer !== null) return t.clusters.find((c) => c.clusterId === where.peer || c.name === where.peer);
+  const second = where.cluster.split(BOTH)[1];
+  if (second !== undefined) return findCluster(t.clusters, second);
+  const others = t.clusters.filter((c) => c !== home);
+  return others.length === 1 ? others[0] : undefined;
+}
+
+/** The cluster `on` names for a result observed at `where`. */
+export function targetOf(on: RunsOn, where: Where, t: Targeting): Target {
+  if (on === "none") return { kind: "none" };
+  const homeName = where.cluster.split(BOTH)[0];
+  const home = findCluster(t.clusters, homeName);
+  const atHome = (): Target => (home ? { kind: "cluster", cluster: home, home: true } : { kind: "none" });
+  const atOther = (label: string): Target => {
+    const c = otherCluster(where, home, t);
+    return c ? { kind: "cluster", cluster: c, home: false } : { kind: "absent", label };
+  };
+  if (on === "local") return atHome();
+  // Outside the run the other cluster is named by its cluster ID when the result is about a peer.
+  if (on === "remote") return atOther(where.peer ?? "remote");
+  const part = homeIs(where, homeName, t.peers);
+  if (part === null) return { kind: "absent", label: on };
+  // A peering both ways: home consumes, the peer provides (liqoctl runs where it stands).
+  if (part === "both") return on === "consumer" ? atHome() : atOther(on);
+  return part === on ? atHome() : atOther(on);
+}
+
+/** The flags that select `target` for `program` (helm names the context `--kube-context`). */
+export function clusterFlags(program: string, target: Target, invoked: boolean): string[] {
+  if (target.kind === "none") return [];
+  if (target.kind === "absent") return ["--kubeconfig", `<${target.label} kubeconfig>`];
   const c = target.cluster;
-  const flags = c.kubeconfig !== null ? ["--kubeconfig", shellQuote(c.kubeconfig)] : [];
-  return c.context ? [...flags, ctxFlag, shellQuote(c.context)] : flags;
+  if (!invoked && target.home) return [];
+  const kubeconfig = invoked && c.kubeconfig !== null ? ["--kubeconfig", c.kubeconfig] : [];
+  return c.context
+    ? [...kubeconfig, program === "helm" ? "--kube-context" : "--context", c.context]
+    : kubeconfig;
 }
 
 /**
- * The top-level simple commands of a shell line: [start, end) of each segment between `|`, `||`,
- * `&&` and `;` outside quotes.
+ * liqoctl's `--remote-kubeconfig` for `target`: the file and context the user named for it, else a
+ * placeholder naming the cluster (the context alongside when the run named one).
  */
-export function shellSegments(line: string): [number, number][] {
-  const out: [number, number][] = [];
-  let start = 0;
-  let quote: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quote) {
-      if (ch === quote) quote = null;
-      else if (ch === "\\" && quote === '"') i++;
-      continue;
+export function remoteFlags(target: Target, invoked: boolean): string[] {
+  if (target.kind === "none") return ["--remote-kubeconfig", "<kubeconfig>"];
+  if (target.kind === "absent") return ["--remote-kubeconfig", `<${target.label} kubeconfig>`];
+  const c = target.cluster;
+  const file = invoked && c.kubeconfig !== null ? c.kubeconfig : `<${c.name} kubeconfig>`;
+  return invoked && c.context ? ["--remote-kubeconfig", file, "--remote-context", c.context] : [
+    "--remote-kubeconfig",
+    file,
+  ];
+}
+
+/** Where each `on` of a command lands: resolves a cluster, or is unknown (no flags, placeholders). */
+export type Resolve = (on: RunsOn) => Target;
+
+/** Prints one word: a `<placeholder>` as it is (the user fills it in), anything else shell-quoted. */
+export function printWord(word: string): string {
+  return /<[^<>]+>/.test(word) && !word.includes("'") ? word : shellQuote(word);
+}
+
+/** The words of one command with its cluster's flags after the program and its cluster words expanded. */
+export function commandWords(cmd: RemediationCommand, resolve: Resolve, invoked: boolean): string[] {
+  const [program, ...rest] = cmd.argv;
+  const name = typeof program === "string" ? program : "";
+  const expand = (w: Word): string[] =>
+    typeof w === "string" ? [w] : remoteFlags(resolve(w.remoteKubeconfig), invoked);
+  return [name, ...clusterFlags(name, resolve(cmd.on), invoked), ...rest.flatMap(expand)];
+}
+
+/** The shell line of a command and what is chained to it (`|`, `&&`), every cluster named. */
+export function commandLine(cmd: RemediationCommand, resolve: Resolve, invoked: boolean): string {
+  const one = (c: RemediationCommand) => commandWords(c, resolve, invoked).map(printWord).join(" ");
+  return [one(cmd), ...(cmd.then ?? []).map((t) => `${t.op} ${one(t.command)}`)].join(" ");
+}
+
+/** The resolver of a result observed at `where`. */
+export function resolverFor(where: Where, t: Targeting): Resolve {
+  return (on) => targetOf(on, where, t);
+}
+
+/**
+ * A cheat sheet command (`kubectl --context <ctx> …`, as report/cheatsheet.ts writes them) with the
+ * kubeconfig file the user named for that context added after the program.
+ */
+export function withKubeconfig(command: string, clusters: readonly ClusterAccess[]): string {
+  for (const c of clusters) {
+    const head = `kubectl --context ${c.context} `;
+    if (c.kubeconfig !== null && c.context && command.startsWith(head)) {
+      return `kubectl --kubeconfig ${shellQuote(c.kubeconfig)} ${command.slice("kubectl ".length)}`;
     }
-    if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === "\\") i++;
-    else if (ch === ";" || ch === "|" || (ch === "&" && line[i + 1] === "&")) {
-      out.push([start, i]);
-      if ((ch === "|" && line[i + 1] === "|") || ch === "&") i++;
-      start = i + 1;
-    }
   }
-  out.push([start, line.length]);
-  return out;
-}
-
-const VALUE = String.raw`(<[^>]*>|'[^']*'|"[^"]*"|[^\s;|&]+)`;
-
-function flagValue(segment: string, flag: string): { value: string; match: RegExpExecArray } | null {
-  const m = new RegExp(String.raw`(^|\s)${flag}(?:=|\s+)${VALUE}`).exec(segment);
-  return m ? { value: m[2], match: m } : null;
-}
-
-/** Rewrites one simple command (`segment`); returns it unchanged when it is not ours to touch. */
-function retargetSegment(
-  segment: string,
-  target: CommandTarget | null,
-  clusters: readonly ClusterAccess[],
-): string {
-  const lead = /^\s*/.exec(segment)![0];
-  const program = /^([a-z]+)(?=\s|$)/.exec(segment.slice(lead.length))?.[1] as Program | undefined;
-  if (!program || !PROGRAMS.includes(program)) return segment;
-  const head = lead + program;
-  let rest = segment.slice(head.length);
-  const ctxFlag = program === "helm" ? "--kube-context" : "--context";
-  const hasKubeconfig = flagValue(rest, "--kubeconfig") !== null;
-  const ctx = flagValue(rest, ctxFlag);
-  let own: CommandTarget | null = target;
-  if (ctx) {
-    // The command already names its cluster: fill a `<placeholder>` we can resolve, and add the
-    // kubeconfig the user named for that context; the flags move next to the program name.
-    const placeholder = ctx.value.startsWith("<");
-    const c = findCluster(clusters, placeholder ? ctx.value.slice(1, -1).trim() : ctx.value);
-    if (!c || (!placeholder && (hasKubeconfig || c.kubeconfig === null))) return segment;
-    rest = rest.slice(0, ctx.match.index) + rest.slice(ctx.match.index + ctx.match[0].length);
-    own = { kind: "cluster", cluster: hasKubeconfig ? { ...c, kubeconfig: null } : c };
-  } else if (hasKubeconfig || !own) {
-    return segment;
-  }
-  if (program === "liqoctl" && own.kind === "cluster") {
-    rest = fillRemoteKubeconfig(rest, own.cluster, clusters);
-  }
-  const flags = clusterFlags(program, own);
-  if (!flags.length) return segment;
-  return `${head} ${flags.join(" ")}${rest}`;
-}
-
-/**
- * `liqoctl … --remote-kubeconfig <placeholder>`: in dual mode the other end is known — name its
- * kubeconfig and context (only when the user named a kubeconfig file for it).
- */
-function fillRemoteKubeconfig(rest: string, self: ClusterAccess, clusters: readonly ClusterAccess[]): string {
-  const m = flagValue(rest, "--remote-kubeconfig");
-  if (!m || !m.value.startsWith("<")) return rest;
-  const others = clusters.filter((c) => c.name !== self.name && c.context !== "");
-  const words = m.value.slice(1, -1).split(/\s+/);
-  const other = words.map((w) => findCluster(others, w)).find((c) => c) ??
-    (others.length === 1 ? others[0] : undefined);
-  if (!other || other.kubeconfig === null || flagValue(rest, "--remote-context")) return rest;
-  const at = m.match.index + m.match[0].length;
-  return rest.slice(0, m.match.index) +
-    `${m.match[1]}--remote-kubeconfig ${shellQuote(other.kubeconfig)} --remote-context ${
-      shellQuote(other.context)
-    }` + rest.slice(at);
-}
-
-/**
- * `command` with every `kubectl`/`liqoctl`/`helm` simple command in it (pipes, `&&`, `;`) naming
- * its cluster: the target's flags go right after the program name. A command that already names
- * a context keeps it (a `--context <name>` placeholder of a known cluster is filled in, and the
- * kubeconfig of a known context is added); one that names a kubeconfig is left alone. With a null
- * target only those explicit contexts are completed.
- */
-export function retarget(
-  command: string,
-  target: CommandTarget | null,
-  clusters: readonly ClusterAccess[],
-): string {
-  const segments = shellSegments(command);
-  let out = "";
-  let at = 0;
-  for (const [start, end] of segments) {
-    out += command.slice(at, start) + retargetSegment(command.slice(start, end), target, clusters);
-    at = end;
-  }
-  return out + command.slice(at);
+  return command;
 }

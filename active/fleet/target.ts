@@ -2,6 +2,7 @@
  * One cluster a probe run writes to: its side, display name, client, writer and exec, and the
  * cluster flags that select it again on the command line (for the printed `--cleanup` command).
  */
+import { shellQuote } from "../../kube/rerun.ts";
 import type { KubeClient } from "../../kube/live/client.ts";
 import { type KubeWriter, kubeWriter } from "../../kube/live/write.ts";
 import type { PodExec, Side } from "../model.ts";
@@ -23,11 +24,6 @@ export function probeTarget(t: Omit<ProbeTarget, "writer"> & { writer?: KubeWrit
   return { ...t, writer: t.writer ?? kubeWriter(t.client) };
 }
 
-/** Quotes a command-line word for a POSIX shell when it needs it. */
-export function shellWord(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The cluster flags of a target from its kubeconfig path and context (`remote`: the --remote-* flags). */
 export function clusterFlags(
   side: Side,
@@ -36,8 +32,8 @@ export function clusterFlags(
 ): string {
   const prefix = side === "remote" ? "--remote-" : "--";
   const out: string[] = [];
-  if (kubeconfig) out.push(`${prefix}kubeconfig`, shellWord(kubeconfig));
-  if (context) out.push(`${prefix}context`, shellWord(context));
+  if (kubeconfig) out.push(`${prefix}kubeconfig`, shellQuote(kubeconfig));
+  if (context) out.push(`${prefix}context`, shellQuote(context));
   return out.join(" ");
 }
 

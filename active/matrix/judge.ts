@@ -8,6 +8,17 @@
  * the tunnel or a gateway; one cell → that pair. A red control grid (same cluster) → that cluster's
  * CNI, not Liqo; a node red in its control grid too is read as its own pod network, not the fabric.
  */
+import {
+  fix,
+  type FixPart,
+  flyingfish,
+  kubectl,
+  kubectlIn,
+  pipe,
+  type RemediationCommand,
+  shell,
+  unique,
+} from "../../checks/remediation.ts";
 import type { Outcome, Status } from "../../checks/types.ts";
 import type { GenevePathReading, NodePathVerdict } from "../../checks/facts.ts";
 import type { ActiveMatrix, MatrixCell, MatrixGrid, Side } from "../model.ts";
@@ -30,8 +41,6 @@ export interface MatrixClusterRef {
   side: Side;
   /** Display name (the grid's fromCluster/toCluster). */
   name: string;
-  /** `kubectl` for the cluster the user named first, `kubectl --context <id>` for the other one. */
-  kubectl: string;
   /** Namespace Liqo runs in there ("liqo" when unknown). */
   liqoNamespace: string;
 }
@@ -136,18 +145,40 @@ export function gridPattern(g: MatrixGrid): GridPattern {
 /** What one grid's pattern says, and the commands that look closer. */
 interface GridReading {
   reading: string[];
-  fixes: string[];
+  fixes: FixPart[];
 }
 
-function fabricPodCmd(ref: MatrixClusterRef, node: string): string {
-  return `${ref.kubectl} -n ${ref.liqoNamespace} get pods -l app.kubernetes.io/name=fabric -o wide ` +
-    `--field-selector spec.nodeName=${node}`;
+function fabricPodCmd(ref: MatrixClusterRef, node: string): RemediationCommand {
+  return kubectlIn(
+    ref.side,
+    ref.liqoNamespace,
+    ...[
+      "get",
+      "pods",
+      "-l",
+      "app.kubernetes.io/name=fabric",
+      "-o",
+      "wide",
+      "--field-selector",
+      `spec.nodeName=${node}`,
+    ],
+  );
+}
+
+/** `kubectl get internalnode <node> -o yaml` on the ref's cluster. */
+function internalNodeCmd(ref: MatrixClusterRef, node: string): RemediationCommand {
+  return kubectl(ref.side, "get", "internalnode", node, "-o", "yaml");
+}
+
+/** The pods on `node` in the ref's cluster. */
+function podsOnNode(ref: MatrixClusterRef, node: string): RemediationCommand {
+  return kubectl(ref.side, "get", "pods", "-A", "-o", "wide", "--field-selector", `spec.nodeName=${node}`);
 }
 
 function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string, Set<string>>): GridReading {
   const { grid, from, to } = j;
   const reading: string[] = [];
-  const fixes: string[] = [];
+  const fixes: FixPart[] = [];
   const redInControl = (ref: MatrixClusterRef, node: string) => controlRed.get(ref.name)?.has(node) ?? false;
   if (grid.control) {
     if (p.allRed) {
@@ -166,9 +197,12 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
     }
     if (p.red > 0) {
       fixes.push(
-        `# ${from.name}: pods cannot reach each other inside the cluster — fix the CNI before Liqo`,
-        `${from.kubectl} get pods -A -o wide | grep -Ei 'calico|cilium|flannel|kindnet|weave|antrea|ovn'`,
-        `flyingfish check --only cni`,
+        `${from.name}: pods cannot reach each other inside the cluster — fix the CNI before Liqo`,
+        pipe(
+          kubectl(from.side, "get", "pods", "-A", "-o", "wide"),
+          shell("grep", "-Ei", "calico|cilium|flannel|kindnet|weave|antrea|ovn"),
+        ),
+        flyingfish("check", "--only", "cni"),
       );
     }
     return { reading, fixes };
@@ -178,10 +212,10 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
       `${grid.title}: everything red: the tunnel or a gateway (no node of ${from.name} reaches ${to.name})`,
     );
     fixes.push(
-      `# nothing crosses ${from.name} → ${to.name}: look at the gateways and the tunnel`,
-      `flyingfish check --only gateway,tunnel`,
-      `${from.kubectl} get connections.networking.liqo.io -A`,
-      `flyingfish probe trace`,
+      `nothing crosses ${from.name} → ${to.name}: look at the gateways and the tunnel`,
+      flyingfish("check", "--only", "gateway,tunnel"),
+      kubectl(from.side, "get", "connections.networking.liqo.io", "-A"),
+      flyingfish("probe", "trace"),
     );
   }
   for (const n of p.redRows) {
@@ -189,15 +223,15 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
       reading.push(
         `${grid.title}: row ${n} red, also in ${from.name}'s control grid: ${n}'s own pod network (CNI), not the fabric`,
       );
-      fixes.push(`${from.kubectl} get pods -A -o wide --field-selector spec.nodeName=${n}`);
+      fixes.push(podsOnNode(from, n));
       continue;
     }
     reading.push(`${grid.title}: row ${n} red: ${n}'s Geneve/fabric path to ${from.name}'s gateway`);
     fixes.push(
-      `# ${n} (${from.name}) reaches nothing in ${to.name}: its Geneve tunnel to the gateway`,
-      `${from.kubectl} get internalnode ${n} -o yaml`,
+      `${n} (${from.name}) reaches nothing in ${to.name}: its Geneve tunnel to the gateway`,
+      internalNodeCmd(from, n),
       fabricPodCmd(from, n),
-      `flyingfish check --only fabric`,
+      flyingfish("check", "--only", "fabric"),
     );
   }
   for (const n of p.redCols) {
@@ -206,20 +240,20 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
       reading.push(
         `${grid.title}: column ${n} red, also in ${to.name}'s control grid: ${n}'s own pod network (CNI)`,
       );
-      fixes.push(`${to.kubectl} get pods -A -o wide --field-selector spec.nodeName=${n}`);
+      fixes.push(podsOnNode(to, n));
       continue;
     }
     reading.push(`${grid.title}: column ${what} red: that ${to.name} node`);
     if (j.colsArePods) {
       fixes.push(
-        `# the offloaded pod's ${to.name} node is unknown from here: probe with ${to.name}'s kubeconfig to name it`,
-        `flyingfish probe matrix --remote-kubeconfig <kubeconfig of ${to.name}>`,
+        `the offloaded pod's ${to.name} node is unknown from here: probe with ${to.name}'s kubeconfig to name it`,
+        flyingfish("probe", "matrix", "--remote-kubeconfig", `<kubeconfig of ${to.name}>`),
       );
     } else {
       fixes.push(
-        `# nothing in ${from.name} reaches ${n} (${to.name}): that node's fabric, CNI or a policy on it`,
-        `${to.kubectl} get node ${n} -o wide`,
-        `${to.kubectl} get internalnode ${n} -o yaml`,
+        `nothing in ${from.name} reaches ${n} (${to.name}): that node's fabric, CNI or a policy on it`,
+        kubectl(to.side, "get", "node", n, "-o", "wide"),
+        internalNodeCmd(to, n),
         fabricPodCmd(to, n),
       );
     }
@@ -229,9 +263,9 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
   }
   if (p.redCells.length > 0) {
     fixes.push(
-      `# single pairs: look at both ends, then localise the hop`,
-      ...[...new Set(p.redCells.map(([a]) => `${from.kubectl} get internalnode ${a} -o yaml`))].slice(0, 3),
-      `flyingfish probe trace`,
+      "single pairs: look at both ends, then localise the hop",
+      ...[...new Set(p.redCells.map(([a]) => a))].slice(0, 3).map((a) => internalNodeCmd(from, a)),
+      flyingfish("probe", "trace"),
     );
   }
   for (const [a, b] of p.flakyCells) {
@@ -275,20 +309,21 @@ export function judgeMatrix(grids: readonly JudgedGrid[]): MatrixJudgement {
     `${c.node} (${c.cluster}) is red both ways across the peering while its own cluster reaches it: ` +
     `its Geneve/fabric path to ${c.cluster}'s gateway, or a policy on it — not the tunnel`
   );
-  const fixes: string[] = cutOff.flatMap((c) => {
+  const parts: FixPart[] = cutOff.flatMap((c) => {
     const ref = grids[c.outGrid].from;
     return [
-      `# ${c.node} (${c.cluster}) is cut off from ${c.peer} both ways: its Geneve tunnel to the gateway`,
-      `${ref.kubectl} get internalnode ${c.node} -o yaml`,
+      `${c.node} (${c.cluster}) is cut off from ${c.peer} both ways: its Geneve tunnel to the gateway`,
+      internalNodeCmd(ref, c.node),
       fabricPodCmd(ref, c.node),
-      `flyingfish check --only fabric`,
+      flyingfish("check", "--only", "fabric"),
     ];
   });
   grids.forEach((j, i) => {
     const r = readGrid(j, patterns[i], controlRed);
     reading.push(...r.reading);
-    for (const f of r.fixes) if (!fixes.includes(f)) fixes.push(f);
+    parts.push(...r.fixes);
   });
+  const fixes = unique(fix(...parts));
 
   const evidence: string[] = grids.map((j, i) => {
     const p = patterns[i];
@@ -353,7 +388,7 @@ export function judgeMatrix(grids: readonly JudgedGrid[]): MatrixJudgement {
       status,
       summary,
       evidence,
-      ...(fixes.length && status !== "pass" ? { remediation: fixes.join("\n") } : {}),
+      ...(fixes.length && status !== "pass" ? { remediation: fixes } : {}),
     },
     matrix,
   };

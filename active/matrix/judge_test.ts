@@ -1,3 +1,5 @@
+import type { RemediationStep } from "../../checks/remediation.ts";
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import { gridPattern, type JudgedGrid, judgeMatrix, MATRIX_RULES, type MatrixClusterRef } from "./judge.ts";
 import type { MatrixCell, MatrixGrid } from "../model.ts";
@@ -5,13 +7,11 @@ import type { MatrixCell, MatrixGrid } from "../model.ts";
 const ROME: MatrixClusterRef = {
   side: "local",
   name: "rome",
-  kubectl: "kubectl --context <rome>",
   liqoNamespace: "liqo",
 };
 const MILAN: MatrixClusterRef = {
   side: "remote",
   name: "milan",
-  kubectl: "kubectl --context <milan>",
   liqoNamespace: "liqo",
 };
 const R = ["rome-w1", "rome-w2", "rome-w3"];
@@ -43,8 +43,13 @@ function grid(
   return { grid: g, from, to };
 }
 
-const text = (o: { summary: string; evidence?: string[]; remediation?: string }) =>
-  [o.summary, ...(o.evidence ?? []), o.remediation ?? ""].join("\n");
+const text = (o: { summary: string; evidence?: string[]; remediation?: RemediationStep[] }) =>
+  [
+    o.summary,
+    ...(o.evidence ?? []),
+    fixAsReported(o.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+  ]
+    .join("\n");
 
 Deno.test("matrix judge: all green passes and says so", () => {
   const { outcome, matrix } = judgeMatrix([grid(R, M, () => OK), grid(R, R, () => OK, true)]);
@@ -60,7 +65,10 @@ Deno.test("matrix judge: a whole column red names that remote node", () => {
   assert.equal(outcome.status, "fail");
   assert.match(outcome.summary, /rome → milan: column milan-w2 red/);
   assert.ok(matrix.reading.some((l) => /column milan-w2 red: that milan node/.test(l)));
-  assert.match(outcome.remediation!, /kubectl --context <milan> get internalnode milan-w2 -o yaml/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl --context milan get internalnode milan-w2 -o yaml/,
+  );
   assert.ok(!/row/.test(outcome.summary));
 });
 
@@ -71,9 +79,12 @@ Deno.test("matrix judge: a whole row red names the source node's Geneve/fabric p
   assert.ok(
     matrix.reading.some((l) => /row rome-w1 red: rome-w1's Geneve\/fabric path to rome's gateway/.test(l)),
   );
-  assert.match(outcome.remediation!, /kubectl --context <rome> get internalnode rome-w1 -o yaml/);
   assert.match(
-    outcome.remediation!,
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl get internalnode rome-w1 -o yaml/,
+  );
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
     /get pods -l app.kubernetes.io\/name=fabric -o wide --field-selector spec.nodeName=rome-w1/,
   );
 });
@@ -83,7 +94,10 @@ Deno.test("matrix judge: everything red reads as the tunnel or a gateway", () =>
   assert.equal(outcome.status, "fail");
   assert.match(outcome.summary, /everything red \(tunnel or gateway\)/);
   assert.ok(matrix.reading.some((l) => /everything red: the tunnel or a gateway/.test(l)));
-  assert.match(outcome.remediation!, /flyingfish check --only gateway,tunnel/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /flyingfish check --only gateway,tunnel/,
+  );
   // Not also read as three red rows and three red columns.
   assert.ok(!matrix.reading.some((l) => /row|column/.test(l)));
 });
@@ -121,7 +135,10 @@ Deno.test("matrix judge: a red control grid is the CNI of that cluster, not Liqo
   assert.equal(outcome.status, "fail");
   assert.match(outcome.summary, /rome control grid: column rome-w3 red \(CNI, not Liqo\)/);
   assert.ok(matrix.reading.some((l) => /rome control: .*not Liqo/.test(l)));
-  assert.match(outcome.remediation!, /flyingfish check --only cni/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /flyingfish check --only cni/,
+  );
 });
 
 Deno.test("matrix judge: a row red in its control grid too is the node's own pod network, not the fabric", () => {
@@ -188,8 +205,14 @@ Deno.test("matrix judge: a node red both ways across (row out, column in) is rea
     matrix.reading[0],
     /^milan-w1 \(milan\) is red both ways across the peering while its own cluster/,
   );
-  assert.match(outcome.remediation!, /^# milan-w1 \(milan\) is cut off from rome both ways/);
-  assert.match(outcome.remediation!, /kubectl --context <milan> get internalnode milan-w1 -o yaml/);
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /^# milan-w1 \(milan\) is cut off from rome both ways/,
+  );
+  assert.match(
+    fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl --context milan get internalnode milan-w1 -o yaml/,
+  );
   // The per-grid readings stay, for the tables.
   assert.ok(matrix.reading.some((l) => /column milan-w1 red: that milan node/.test(l)));
   // The same for a local node: its Geneve path is what both directions share.

@@ -134,24 +134,17 @@ interface GridSpec {
   note: string | null;
 }
 
-/** How commands and text name each side's cluster. */
+/** How commands (by side: the report names the cluster) and text (by name) refer to each side's cluster. */
 function clusterRefs(ctx: ProbeRunContext): Record<Side, MatrixClusterRef> {
-  const localName = ctx.local.view.name;
-  const remoteName = ctx.remote?.view.name ?? ctx.peer;
-  // One report line mentions both clusters in direct mode: name each explicitly (the report fills in
-  // the kubeconfig/context the user gave); with one cluster a plain kubectl is that cluster.
-  const localKubectl = ctx.remote ? `kubectl --context <${localName}>` : "kubectl";
   return {
     local: {
       side: "local",
-      name: localName,
-      kubectl: localKubectl,
+      name: ctx.local.view.name,
       liqoNamespace: ctx.local.view.liqoNamespace ?? "liqo",
     },
     remote: {
       side: "remote",
-      name: remoteName,
-      kubectl: `kubectl --context <${ctx.remote?.view.name ?? ctx.peer}>`,
+      name: ctx.remote?.view.name ?? ctx.peer,
       liqoNamespace: ctx.remote?.view.liqoNamespace ?? "liqo",
     },
   };

@@ -13,6 +13,16 @@
  * So the tunnel is safe when its configured MTU M fits what crosses it (M ≤ largest passing packet),
  * and it travels unfragmented when M + 60 fits the underlay path.
  */
+import {
+  fix,
+  flyingfish,
+  kubectlIn,
+  liqoctl,
+  type RemediationStep,
+  remoteKubeconfig,
+  type RunsOn,
+  step,
+} from "../../checks/remediation.ts";
 import type { Outcome } from "../../checks/types.ts";
 import { describePing, type PingReading } from "./_ping.ts";
 
@@ -167,31 +177,32 @@ function boundaryCause(s: PathSearch): string {
 }
 
 /** The remediation: the same MTU on both gateways (the specs in place, or liqoctl's --mtu). */
-function mtuRemediation(m: MtuMeasurement, value: number): string {
-  const patch = (g: GatewayObjectRef) =>
-    `kubectl -n ${g.namespace} patch ${g.kind} ${g.name} --type merge -p '{"spec":{"mtu":${value}}}'   # on ${g.cluster}`;
-  const lines = [
-    `# the same tunnel MTU (${value} or less) on both gateways: Liqo copies spec.mtu to the WireGuard interface (--mtu) and the InternalFabric`,
-  ];
-  if (m.gateway) lines.push(patch(m.gateway));
-  if (m.peerGateway) lines.push(patch(m.peerGateway));
-  else if (m.gateway) {
-    const kind = m.gateway.kind === "gatewayclient" ? "gatewayserver" : "gatewayclient";
-    lines.push(
-      `kubectl -n <tenant namespace> patch ${kind} ${
-        m.clusters.localId ?? "<this cluster's ID>"
-      } --type merge -p '{"spec":{"mtu":${value}}}'   # on ${m.clusters.peer}`,
+function mtuRemediation(m: MtuMeasurement, value: number): RemediationStep[] {
+  const mtu = `{"spec":{"mtu":${value}}}`;
+  // The measured gateway is the local cluster's, its peer's the remote one's.
+  const patch = (g: GatewayObjectRef, on: RunsOn) =>
+    step(
+      kubectlIn(on, g.namespace, "patch", g.kind, g.name, "--type", "merge", "-p", mtu),
+      `on ${g.cluster}`,
     );
-  }
+  const otherKind = m.gateway?.kind === "gatewayclient" ? "gatewayserver" : "gatewayclient";
   // liqoctl network connect puts the server on the --remote-kubeconfig cluster.
-  const [client, server] = m.role === "server"
-    ? [m.clusters.peer, m.clusters.local]
-    : [m.clusters.local, m.clusters.peer];
-  lines.push(
-    `# or set the network up again with it (liqoctl peer takes --mtu too):`,
-    `liqoctl network connect --kubeconfig <${client} kubeconfig> --remote-kubeconfig <${server} kubeconfig> --mtu ${value}`,
+  const [client, server]: RunsOn[] = m.role === "server" ? ["remote", "local"] : ["local", "remote"];
+  return fix(
+    `the same tunnel MTU (${value} or less) on both gateways: Liqo copies spec.mtu to the WireGuard interface (--mtu) and the InternalFabric`,
+    m.gateway && patch(m.gateway, "local"),
+    m.peerGateway ? patch(m.peerGateway, "remote") : m.gateway &&
+      step(
+        kubectlIn(
+          "remote",
+          "<tenant namespace>",
+          ...["patch", otherKind, m.clusters.localId ?? "<this cluster's ID>", "--type", "merge", "-p", mtu],
+        ),
+        `on ${m.clusters.peer}`,
+      ),
+    "or set the network up again with it (liqoctl peer takes --mtu too):",
+    liqoctl(client, "network", "connect", remoteKubeconfig(server), "--mtu", String(value)),
   );
-  return lines.join("\n");
 }
 
 /**
@@ -246,10 +257,14 @@ export function judgeMtu(m: MtuMeasurement): Outcome {
       summary:
         `no ping crossed the tunnel to ${tunnel.target}, not even ${MIN_PACKET} bytes: the tunnel carries nothing (or the peer gateway drops ICMP)`,
       evidence,
-      remediation: m.gateway
-        ? `kubectl -n ${m.gateway.namespace} get connections -o wide   # TUN-01: is the tunnel Connected?\n` +
-          `flyingfish probe trace   # where do packets stop?`
-        : "flyingfish probe trace   # where do packets stop?",
+      remediation: fix(
+        m.gateway &&
+          step(
+            kubectlIn("local", m.gateway.namespace, "get", "connections", "-o", "wide"),
+            "TUN-01: is the tunnel Connected?",
+          ),
+        step(flyingfish("probe", "trace"), "where do packets stop?"),
+      ),
     };
   }
   if (configured === null) {

@@ -1,3 +1,4 @@
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import {
   GENEVE_OVERHEAD,
@@ -79,14 +80,17 @@ Deno.test("judgeMtu: a silent black hole below the MTU fails naming N, M and the
     o.summary,
     /^largest packet through the tunnel is 1240 bytes; the gateway MTU is 1340: set spec\.mtu ≤ 1240 \(larger packets vanish without an error: a silent black hole\)$/,
   );
+  // Observed on rome (the client) about milan, milan outside the run.
   assert.equal(
-    o.remediation,
+    fixAsReported(o.remediation, { cluster: "rome", peer: "milan" }),
     [
       "# the same tunnel MTU (1240 or less) on both gateways: Liqo copies spec.mtu to the WireGuard interface (--mtu) and the InternalFabric",
-      `kubectl -n liqo-tenant-milan patch gatewayclient milan --type merge -p '{"spec":{"mtu":1240}}'   # on rome`,
-      `kubectl -n <tenant namespace> patch gatewayserver rome --type merge -p '{"spec":{"mtu":1240}}'   # on milan`,
+      "# on rome",
+      `kubectl -n liqo-tenant-milan patch gatewayclient milan --type merge -p '{"spec":{"mtu":1240}}'`,
+      "# on milan",
+      `kubectl --kubeconfig <milan kubeconfig> -n <tenant namespace> patch gatewayserver rome --type merge -p '{"spec":{"mtu":1240}}'`,
       "# or set the network up again with it (liqoctl peer takes --mtu too):",
-      "liqoctl network connect --kubeconfig <rome kubeconfig> --remote-kubeconfig <milan kubeconfig> --mtu 1240",
+      "liqoctl network connect --remote-kubeconfig <milan kubeconfig> --mtu 1240",
     ].join("\n"),
   );
 });

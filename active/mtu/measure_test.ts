@@ -1,3 +1,4 @@
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import {
   MAX_PINGS,
@@ -206,14 +207,16 @@ Deno.test("runMtu: a black hole below the MTU fails with the safe value; the und
     out.summary,
     "largest packet through the tunnel is 1280 bytes; the gateway MTU is 1340: set spec.mtu ≤ 1280 (larger packets vanish without an error: a silent black hole)",
   );
+  // As a dual run's report prints it: the peer's gateway is patched on milan, the network set up from rome.
+  const fix = fixAsReported(out.remediation, { cluster: "rome-4b2a9e", peer: "milan-8d1f03" }, [
+    "rome-4b2a9e",
+    "milan-8d1f03",
+  ]);
   assert.match(
-    out.remediation!,
-    /kubectl -n liqo-tenant-rome-4b2a9e patch gatewayserver rome-4b2a9e --type merge -p '\{"spec":\{"mtu":1280\}\}' {3}# on milan-8d1f03/,
+    fix,
+    /# on milan-8d1f03\nkubectl --context milan-8d1f03 -n liqo-tenant-rome-4b2a9e patch gatewayserver rome-4b2a9e --type merge -p '\{"spec":\{"mtu":1280\}\}'/,
   );
-  assert.match(
-    out.remediation!,
-    /liqoctl network connect --kubeconfig <rome-4b2a9e kubeconfig> --remote-kubeconfig <milan-8d1f03 kubeconfig> --mtu 1280/,
-  );
+  assert.match(fix, /liqoctl network connect --remote-kubeconfig <milan-8d1f03 kubeconfig> --mtu 1280/);
 });
 
 Deno.test("runMtu (milan, server, no remote kubeconfig): the underlay is skipped with the reason", async () => {

@@ -7,6 +7,7 @@
  * backend must answer a sweep of requests through it. Pure: measurement in, Outcome out
  * (active/service.ts measures).
  */
+import { flyingfish, kubectlIn, type RemediationStep, step, unique } from "../../checks/remediation.ts";
 import type { Hop, Outcome } from "../../checks/types.ts";
 import type { Side } from "../model.ts";
 
@@ -119,19 +120,16 @@ export interface ServiceMeasurement {
   sweeps: SweepMeasurement[];
   /** Context lines (e.g. the provider side not inspected without --remote-kubeconfig). */
   notes: string[];
-  /** kubectl cluster flags per side for the remediation commands ("" = current context). */
-  flags: Record<Side, string>;
-}
-
-/** The cluster flags of one side, followed by a space when set. */
-function k(m: ServiceMeasurement, side: Side): string {
-  const f = side === "remote" && !m.flags.remote ? "--kubeconfig <remote kubeconfig>" : m.flags[side];
-  return f ? `${f} ` : "";
 }
 
 const sideName = (side: Side): string => side === "local" ? "consumer" : "provider";
 
-function judgeSlices(m: ServiceMeasurement, s: SliceSideMeasurement, problems: string[], fixes: string[]) {
+function judgeSlices(
+  m: ServiceMeasurement,
+  s: SliceSideMeasurement,
+  problems: string[],
+  fixes: RemediationStep[],
+) {
   const where = `${s.cluster} (${sideName(s.side)}, namespace ${s.namespace})`;
   if (!s.service) {
     problems.push(
@@ -141,12 +139,14 @@ function judgeSlices(m: ServiceMeasurement, s: SliceSideMeasurement, problems: s
     );
     if (s.side === "remote") {
       fixes.push(
-        `kubectl ${
-          k(m, "local")
-        }-n ${m.namespace} get namespaceoffloading offloading -o yaml   # is the namespace offloaded?`,
-        `kubectl ${
-          k(m, "local")
-        }-n liqo-tenant-${m.peer} logs deploy/vk-${m.peer}   # the virtual kubelet reflects Services`,
+        step(
+          kubectlIn("local", m.namespace, "get", "namespaceoffloading", "offloading", "-o", "yaml"),
+          "is the namespace offloaded?",
+        ),
+        step(
+          kubectlIn("local", `liqo-tenant-${m.peer}`, "logs", `deploy/vk-${m.peer}`),
+          "the virtual kubelet reflects Services",
+        ),
       );
     }
     return;
@@ -164,12 +164,17 @@ function judgeSlices(m: ServiceMeasurement, s: SliceSideMeasurement, problems: s
       } not listed${s.error ? ` (${s.error})` : ""}`,
     );
     fixes.push(
-      `kubectl ${
-        k(m, "remote")
-      }-n ${s.namespace} get shadowendpointslices,endpointslices -l kubernetes.io/service-name=${m.service}`,
-      `kubectl ${
-        k(m, "local")
-      }-n liqo-tenant-${m.peer} logs deploy/vk-${m.peer}   # the virtual kubelet reflects EndpointSlices`,
+      step(
+        kubectlIn(
+          "remote",
+          s.namespace,
+          ...["get", "shadowendpointslices,endpointslices", "-l", `kubernetes.io/service-name=${m.service}`],
+        ),
+      ),
+      step(
+        kubectlIn("local", `liqo-tenant-${m.peer}`, "logs", `deploy/vk-${m.peer}`),
+        "the virtual kubelet reflects EndpointSlices",
+      ),
     );
   }
   for (
@@ -203,24 +208,34 @@ function judgeSlices(m: ServiceMeasurement, s: SliceSideMeasurement, problems: s
   }
   if (missing.length) {
     fixes.push(
-      `kubectl ${
-        k(m, s.side)
-      }-n ${s.namespace} get endpointslices -l kubernetes.io/service-name=${m.service} -o yaml`,
+      step(
+        kubectlIn(
+          s.side,
+          s.namespace,
+          "get",
+          "endpointslices",
+          "-l",
+          `kubernetes.io/service-name=${m.service}`,
+          "-o",
+          "yaml",
+        ),
+      ),
     );
   }
 }
 
-function judgeDns(m: ServiceMeasurement, d: DnsMeasurement, problems: string[], fixes: string[]) {
+function judgeDns(m: ServiceMeasurement, d: DnsMeasurement, problems: string[], fixes: RemediationStep[]) {
   const who = `${d.fromPod} (${sideName(d.side)})`;
   if (d.error !== null) {
     problems.push(`DNS on the ${sideName(d.side)} side: ${d.name} does not resolve from ${who}: ${d.error}`);
     fixes.push(
-      `kubectl ${k(m, d.side)}-n kube-system get pods -l k8s-app=kube-dns   # the ${
-        sideName(d.side)
-      }'s cluster DNS`,
+      step(
+        kubectlIn(d.side, "kube-system", "get", "pods", "-l", "k8s-app=kube-dns"),
+        `the ${sideName(d.side)}'s cluster DNS`,
+      ),
     );
     if (d.side === "remote") {
-      fixes.push(`kubectl ${k(m, "remote")}-n ${m.remoteNamespace ?? "<remote ns>"} get svc,endpointslices`);
+      fixes.push(step(kubectlIn("remote", m.remoteNamespace ?? "<remote ns>", "get", "svc,endpointslices")));
     }
     return;
   }
@@ -233,7 +248,12 @@ function judgeDns(m: ServiceMeasurement, d: DnsMeasurement, problems: string[], 
   }
 }
 
-function judgeSweep(m: ServiceMeasurement, w: SweepMeasurement, problems: string[], fixes: string[]) {
+function judgeSweep(
+  m: ServiceMeasurement,
+  w: SweepMeasurement,
+  problems: string[],
+  fixes: RemediationStep[],
+) {
   const silent = w.expected.filter((p) => !w.answered[p]);
   const from = `${w.fromPod} (${sideName(w.side)})`;
   if ((w.stop === "exec-failed" || w.stop === "aborted") && w.requests === 0) {
@@ -255,23 +275,22 @@ function judgeSweep(m: ServiceMeasurement, w: SweepMeasurement, problems: string
     );
     if (b) {
       fixes.push(
-        b.side === "local"
-          ? `kubectl ${k(m, "local")}-n ${m.namespace} get pod ${pod} -o wide`
-          : `kubectl ${
-            k(m, "local")
-          }-n ${m.namespace} describe pod ${pod}   # offloaded: the virtual kubelet's events`,
+        b.side === "local" ? step(kubectlIn("local", m.namespace, "get", "pod", pod, "-o", "wide")) : step(
+          kubectlIn("local", m.namespace, "describe", "pod", pod),
+          "offloaded: the virtual kubelet's events",
+        ),
       );
     }
   }
   if (silent.length) {
-    fixes.push(`flyingfish probe matrix ${k(m, "local")}  # test each pod pair's path through the tunnel`);
+    fixes.push(step(flyingfish("probe", "matrix"), "test each pod pair's path through the tunnel"));
   }
 }
 
 /** Judges PROBE-SVC: fail naming each backend that never answered, each slice missing, each side whose DNS failed. */
 export function judgeService(m: ServiceMeasurement): Outcome {
   const problems: string[] = [];
-  const fixes: string[] = [];
+  const fixes: RemediationStep[] = [];
   for (const s of m.slices) judgeSlices(m, s, problems, fixes);
   for (const d of m.dns) judgeDns(m, d, problems, fixes);
   for (const w of m.sweeps) judgeSweep(m, w, problems, fixes);
@@ -318,6 +337,6 @@ export function judgeService(m: ServiceMeasurement): Outcome {
     status: "fail",
     summary: problems.length === 1 ? problems[0] : `${problems[0]} (+${problems.length - 1} more)`,
     evidence: [...evidence, ...problems],
-    remediation: [...new Set(fixes)].join("\n") || undefined,
+    remediation: unique(fixes),
   };
 }

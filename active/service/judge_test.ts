@@ -1,3 +1,5 @@
+import { fixText } from "../../report/remediation.ts";
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import { judgeService, REFLECTED_SLICE_MANAGER, type ServiceMeasurement } from "./judge.ts";
 
@@ -87,7 +89,6 @@ function healthy(): ServiceMeasurement {
       detail: "",
     })),
     notes: [],
-    flags: { local: "--context rome", remote: "" },
   };
 }
 
@@ -114,8 +115,8 @@ Deno.test("PROBE-SVC judge: a backend that never answered is named with its node
   );
   assert.match(o.summary, /from ff-probe-rome-worker-1 \(consumer\) to 10\.96\.0\.10 \(bound 40\)/);
   assert.match(
-    o.remediation!,
-    /--context rome -n flyingfish-probe-abcd1234 describe pod ff-probe-milan-8d1f03-1/,
+    fixText(o.remediation),
+    /kubectl -n flyingfish-probe-abcd1234 describe pod ff-probe-milan-8d1f03-1/,
   );
 });
 
@@ -132,10 +133,10 @@ Deno.test("PROBE-SVC judge: the reflected EndpointSlice missing on the provider 
   assert.match(o.summary, /milan-8d1f03 \(provider, namespace flyingfish-probe-abcd1234-rome-4b2a9e\)/);
   assert.match(o.summary, /ff-probe-rome-worker-1, ff-probe-rome-worker-2 not listed/);
   assert.match(
-    o.remediation!,
-    /--kubeconfig <remote kubeconfig> -n flyingfish-probe-abcd1234-rome-4b2a9e get shadowendpointslices/,
+    fixAsReported(o.remediation, { cluster: "rome-4b2a9e", peer: "milan-8d1f03" }),
+    /--kubeconfig <milan-8d1f03 kubeconfig> -n flyingfish-probe-abcd1234-rome-4b2a9e get shadowendpointslices/,
   );
-  assert.match(o.remediation!, /-n liqo-tenant-milan-8d1f03 logs deploy\/vk-milan-8d1f03/);
+  assert.match(fixText(o.remediation), /-n liqo-tenant-milan-8d1f03 logs deploy\/vk-milan-8d1f03/);
 });
 
 Deno.test("PROBE-SVC judge: a reflected Service missing, a backend missing or not ready, a wrong address", () => {
@@ -170,7 +171,7 @@ Deno.test("PROBE-SVC judge: the side whose DNS fails or disagrees with its Clust
     /^DNS on the provider side: ff-probe\.flyingfish-probe-abcd1234-rome-4b2a9e\.svc\.cluster\.local does not resolve from ff-probe-milan-8d1f03-0 \(provider\): getent hosts not found/,
   );
   assert.match(
-    o.remediation!,
+    fixText(o.remediation),
     /--kubeconfig <remote kubeconfig> -n kube-system get pods -l k8s-app=kube-dns/,
   );
 

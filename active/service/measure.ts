@@ -69,9 +69,9 @@ export interface ServiceProbeIo {
   runId: string;
   peer: string;
   /** The consumer (where the Service is created). */
-  consumer: { name: string; clusterId: string | null; api: ServiceApi; flags: string };
+  consumer: { name: string; clusterId: string | null; api: ServiceApi };
   /** The provider, when its kubeconfig was given. */
-  provider: { name: string; api: ServiceApi; flags: string } | null;
+  provider: { name: string; api: ServiceApi } | null;
   /** Probe pods in the consumer's own network. */
   localPods: readonly ProbePod[];
   /** Probe pods offloaded to the peer (side remote, exec'd through the consumer's virtual kubelet). */
@@ -436,7 +436,6 @@ export async function measureService(io: ServiceProbeIo): Promise<ServiceProbeOu
     dns,
     sweeps: await Promise.all(sweeps),
     notes,
-    flags: { local: io.consumer.flags, remote: io.provider?.flags ?? "" },
   };
   return { outcome: judgeService(measurement), measurement };
 }
@@ -456,11 +455,6 @@ export function serviceApi(w: Pick<ProbeTarget["writer"], "get" | "list">, signa
     get: (path) => w.get(path, { signal }),
     list: (path, labelSelector) => w.list(path, { labelSelector, signal }),
   };
-}
-
-/** kubectl's flags for a target's cluster flags (`--remote-kubeconfig X` → `--kubeconfig X`). */
-export function kubectlFlags(flags: string): string {
-  return flags.replace(/--remote-(kubeconfig|context)\b/g, "--$1").trim();
 }
 
 /**
@@ -484,11 +478,8 @@ export async function runService(ctx: ProbeRunContext): Promise<ProbeRun> {
       name: local.view.name,
       clusterId: local.view.clusterId,
       api: api(local.target.writer),
-      flags: kubectlFlags(local.target.flags),
     },
-    provider: remote
-      ? { name: remote.view.name, api: api(remote.target.writer), flags: kubectlFlags(remote.target.flags) }
-      : null,
+    provider: remote ? { name: remote.view.name, api: api(remote.target.writer) } : null,
     localPods: ctx.fleet.local,
     offloadedPods: offloadedPods(ctx),
     addressIn: (pod, viewer) => ctx.addressing.addressIn(pod, viewer).ip,

@@ -230,10 +230,8 @@ function world(w: World) {
   const io: ServiceProbeIo = {
     runId: RUN,
     peer: "milan-8d1f03",
-    consumer: { name: "rome-4b2a9e", clusterId: "rome-4b2a9e", api: consumerApi, flags: "" },
-    provider: w.provider
-      ? { name: "milan-8d1f03", api: providerApi, flags: "--kubeconfig milan.yaml" }
-      : null,
+    consumer: { name: "rome-4b2a9e", clusterId: "rome-4b2a9e", api: consumerApi },
+    provider: w.provider ? { name: "milan-8d1f03", api: providerApi } : null,
     localPods: LOCAL,
     offloadedPods: OFF,
     addressIn: () => null,

@@ -15,7 +15,18 @@
  * same way. A hop whose capture could not run is unknown, and the fault then spans it. Pure:
  * measurement in, Outcome out (active/trace.ts measures).
  */
+import {
+  fix,
+  flyingfish,
+  kubectl,
+  kubectlIn,
+  type RemediationStep,
+  type RunsOn,
+  step,
+  unique,
+} from "../../checks/remediation.ts";
 import type { Outcome } from "../../checks/types.ts";
+import type { Side } from "../model.ts";
 import type { CaptureReading } from "./_capture.ts";
 
 /** The four capture points, in the order a request crosses them. */
@@ -52,10 +63,10 @@ export type DialResult =
 export interface TraceDirection {
   /** e.g. "rome → milan". */
   title: string;
-  /** Source probe pod, its node and cluster. */
-  source: { pod: string; node: string; cluster: string };
-  /** Destination probe pod, its node and cluster, and the address dialled. */
-  destination: { pod: string; node: string; cluster: string; address: string | null };
+  /** Source probe pod, its node and cluster (`side`: which cluster of the run; local when absent). */
+  source: { pod: string; node: string; cluster: string; side?: Side };
+  /** Destination probe pod, its node and cluster (`side`: remote when absent), and the address dialled. */
+  destination: { pod: string; node: string; cluster: string; side?: Side; address: string | null };
   nonce: string;
   /** Why this direction could not run at all (no address, no gateway pod): unknown. */
   skipped: string | null;
@@ -293,41 +304,53 @@ function wgHint(d: TraceDirection, reply: boolean): string {
 }
 
 /** Remediation lines per fault. */
-function remediationFor(f: TraceFault, d: TraceDirection): string[] {
+function remediationFor(f: TraceFault, d: TraceDirection): RemediationStep[] {
   const src = d.source.cluster;
   const dst = d.destination.cluster;
+  const srcOn = d.source.side ?? "local";
+  const dstOn = d.destination.side ?? "remote";
+  const routes = (on: RunsOn) =>
+    kubectl(on, "get", "routeconfigurations,firewallconfigurations", "-A", "-l", "liqo.io/remote-cluster-id");
   switch (f) {
     case "node-geneve":
     case "reply-node-geneve":
-      return [
-        `# ${src}: the Geneve path between node ${d.source.node} and the gateway (UDP 6091 on the pod network, liqo-fabric on the node)`,
-        `kubectl get internalnode ${d.source.node} -o yaml   # spec.interface, status.nodeIP`,
-        `kubectl -n liqo get pods -l app.kubernetes.io/name=fabric -o wide --field-selector spec.nodeName=${d.source.node}`,
-      ];
+      return fix(
+        `${src}: the Geneve path between node ${d.source.node} and the gateway (UDP 6091 on the pod network, liqo-fabric on the node)`,
+        step(
+          kubectl(srcOn, "get", "internalnode", d.source.node, "-o", "yaml"),
+          "spec.interface, status.nodeIP",
+        ),
+        kubectlIn(
+          srcOn,
+          "liqo",
+          ...["get", "pods", "-l", "app.kubernetes.io/name=fabric", "-o", "wide"],
+          ...["--field-selector", `spec.nodeName=${d.source.node}`],
+        ),
+      );
     case "gateway-routing":
     case "reply-gateway-routing":
-      return [
-        `# ${src}: the gateway's routes and NAT toward the peer`,
-        `kubectl get routeconfigurations,firewallconfigurations -A -l liqo.io/remote-cluster-id`,
-      ];
+      return fix(`${src}: the gateway's routes and NAT toward the peer`, routes(srcOn));
     case "wireguard":
     case "reply-wireguard":
-      return [
-        `# the WireGuard tunnel between ${src} and ${dst}: endpoint reachable over UDP, keys matching`,
-        `flyingfish check --remote-kubeconfig <kubeconfig>   # TUN-01..04, GW-05`,
-      ];
+      return fix(
+        `the WireGuard tunnel between ${src} and ${dst}: endpoint reachable over UDP, keys matching`,
+        step(flyingfish("check", "--remote-kubeconfig", "<kubeconfig>"), "TUN-01..04, GW-05"),
+      );
     case "remote-gateway-routing":
     case "reply-remote-gateway":
-      return [
-        `# ${dst}: the gateway's routes and NAT toward ${d.destination.node}`,
-        `kubectl get routeconfigurations,firewallconfigurations -A -l liqo.io/remote-cluster-id   # on ${dst}`,
-      ];
+      return fix(
+        `${dst}: the gateway's routes and NAT toward ${d.destination.node}`,
+        step(routes(dstOn), `on ${dst}`),
+      );
     case "remote-node":
-      return [
-        `# ${dst}: node ${d.destination.node}'s Geneve path from the gateway, its CNI, and NetworkPolicies in front of the pod`,
-        `kubectl get internalnode ${d.destination.node} -o yaml   # on ${dst}`,
-        `kubectl get networkpolicies -A   # on ${dst}: anything selecting ${d.destination.pod}'s namespace?`,
-      ];
+      return fix(
+        `${dst}: node ${d.destination.node}'s Geneve path from the gateway, its CNI, and NetworkPolicies in front of the pod`,
+        step(kubectl(dstOn, "get", "internalnode", d.destination.node, "-o", "yaml"), `on ${dst}`),
+        step(
+          kubectl(dstOn, "get", "networkpolicies", "-A"),
+          `on ${dst}: anything selecting ${d.destination.pod}'s namespace?`,
+        ),
+      );
   }
 }
 
@@ -341,7 +364,7 @@ export function judgeTrace(m: TraceMeasurement): Outcome {
     return { status: "unknown", summary: "nothing was traced", evidence: m.notes };
   }
   const evidence: string[] = [];
-  const remediation: string[] = [];
+  const remediation: RemediationStep[] = [];
   // Failed pairs grouped by direction and fault: one finding per group.
   const groups = new Map<string, { title: string; faults: TraceFault[]; pairs: TraceDirection[] }>();
   let passed = 0;
@@ -383,7 +406,7 @@ export function judgeTrace(m: TraceMeasurement): Outcome {
       status: "fail",
       summary: findings.join("; "),
       evidence,
-      remediation: [...new Set(remediation)].join("\n"),
+      remediation: unique(remediation),
     };
   }
   const total = m.directions.length;

@@ -1,3 +1,6 @@
+import { fixText } from "../../report/remediation.ts";
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
+import type { RemediationStep } from "../../checks/remediation.ts";
 import assert from "node:assert/strict";
 import {
   type HopCapture,
@@ -39,6 +42,15 @@ function hop(id: TraceHopId, saw: Saw, names: typeof FORWARD): HopCapture {
   };
 }
 
+const sideOf = (cluster: string) => (cluster === FORWARD.src ? "local" : "remote");
+
+/** The fix as the dual run's report prints it (rome local, milan remote). */
+const reported = (o: { remediation?: RemediationStep[] }) =>
+  fixAsReported(o.remediation, { cluster: "rome-4b2a9e", peer: "milan-8d1f03" }, [
+    "rome-4b2a9e",
+    "milan-8d1f03",
+  ]);
+
 function direction(
   saws: [Saw, Saw, Saw, Saw],
   o: { echoed?: boolean; names?: typeof FORWARD; wg?: [number, number, number, number] } = {},
@@ -47,11 +59,18 @@ function direction(
   const [stx, srx, dtx, drx] = o.wg ?? [0, 0, 0, 0];
   return {
     title: `${names.src} → ${names.dst}`,
-    source: { pod: `ff-probe-${names.srcNode}`, node: names.srcNode, cluster: names.src },
+    // rome is the local cluster of the run.
+    source: {
+      pod: `ff-probe-${names.srcNode}`,
+      node: names.srcNode,
+      cluster: names.src,
+      side: sideOf(names.src),
+    },
     destination: {
       pod: `ff-probe-${names.dstNode}`,
       node: names.dstNode,
       cluster: names.dst,
+      side: sideOf(names.dst),
       address: "10.81.1.7",
     },
     nonce: "k3x9q2m7ab",
@@ -151,7 +170,7 @@ Deno.test("judgeTrace: one direction broken in the underlay names WireGuard with
     /^rome-4b2a9e → milan-8d1f03 \(rome-worker-1 → milan-worker-2\): WireGuard \/ underlay .* — during the trace rome-4b2a9e's WireGuard sent 148 B and milan-8d1f03's received nothing: the underlay drops WireGuard's UDP/,
   );
   assert.match(o.evidence!.join("\n"), /milan-8d1f03 destination gateway's liqo-tunnel: NOT seen/);
-  assert.match(o.remediation!, /TUN-01\.\.04, GW-05/);
+  assert.match(fixText(o.remediation), /TUN-01\.\.04, GW-05/);
 });
 
 Deno.test("judgeTrace: the reverse direction's broken Geneve path names the remote source node", () => {
@@ -164,14 +183,14 @@ Deno.test("judgeTrace: the reverse direction's broken Geneve path names the remo
     o.summary,
     /^milan-8d1f03 → rome-4b2a9e \(milan-worker-2 → rome-worker-1\): node → gateway Geneve/,
   );
-  assert.match(o.remediation!, /kubectl get internalnode milan-worker-2 -o yaml/);
+  assert.match(reported(o), /kubectl --context milan-8d1f03 get internalnode milan-worker-2 -o yaml/);
 });
 
 Deno.test("judgeTrace: a remote node that never answers points at its CNI / policy", () => {
   const o = judgeTrace(trace(direction(["r", "r", "r", "r"])));
   assert.equal(o.status, "fail");
   assert.match(o.summary, /remote node \/ CNI \/ NetworkPolicy/);
-  assert.match(o.remediation!, /kubectl get networkpolicies -A {3}# on milan-8d1f03/);
+  assert.match(reported(o), /# on milan-8d1f03: .*\nkubectl --context milan-8d1f03 get networkpolicies -A/);
   assert.match(
     o.evidence!.join("\n"),
     /reached milan-8d1f03 destination gateway's Geneve interface .* and no echo came back/,

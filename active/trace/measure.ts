@@ -287,8 +287,14 @@ export async function traceDirection(
     const address = ctx.addressing.dial(src, dst);
     const base: TraceDirection = {
       title: heading,
-      source: { pod: src.name, node: src.node, cluster: srcInfo.name },
-      destination: { pod: dst.name, node: dst.node, cluster: dstInfo.name, address: address.ip },
+      source: { pod: src.name, node: src.node, cluster: srcInfo.name, side: srcInfo.side },
+      destination: {
+        pod: dst.name,
+        node: dst.node,
+        cluster: dstInfo.name,
+        side: dstInfo.side,
+        address: address.ip,
+      },
       nonce,
       skipped: address.ip === null ? `no address to dial: ${address.reason}` : null,
       hops: [],

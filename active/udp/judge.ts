@@ -7,6 +7,7 @@
  * 0 % → warn, from 50 % → fail, 100 % → fail "the tunnel drops UDP"; any duplicate or late reply →
  * warn; the far side seeing a source other than the expected remapped address → fail (NAT).
  */
+import { fix, type FixPart, flyingfish, kubectl, unique } from "../../checks/remediation.ts";
 import { z } from "zod";
 import type { Outcome, Status } from "../../checks/types.ts";
 
@@ -176,8 +177,6 @@ export interface UdpEnd {
   cluster: string;
   pod: string;
   node: string;
-  /** kubectl for that cluster (`kubectl` or `kubectl --context <id>`). */
-  kubectl: string;
 }
 
 /** What PROBE-UDP measured, for the judge. */
@@ -216,7 +215,7 @@ export function judgeUdp(m: UdpMeasurement): Outcome {
   }
   const evidence = [`${path} at ${m.address.ip} (${m.address.how})`];
   const findings: { status: Status; summary: string }[] = [];
-  const fixes: string[] = [];
+  const fixes: FixPart[] = [];
 
   if (m.series === null || !m.series.ok) {
     const why = m.series === null ? "not run" : m.series.reason;
@@ -236,22 +235,22 @@ export function judgeUdp(m: UdpMeasurement): Outcome {
     if (s.answered === 0 && s.sent > 0) {
       findings.push({ status: "fail", summary: `the tunnel drops UDP: 0/${s.sent} datagrams answered` });
       fixes.push(
-        `# nothing came back: the gateways, the WireGuard tunnel (UDP) and the underlay between them`,
-        `flyingfish check --only gateway,tunnel`,
-        `flyingfish probe trace`,
+        "nothing came back: the gateways, the WireGuard tunnel (UDP) and the underlay between them",
+        flyingfish("check", "--only", "gateway,tunnel"),
+        flyingfish("probe", "trace"),
       );
     } else if (s.lossPct >= UDP_LOSS_FAIL_PCT) {
       findings.push({
         status: "fail",
         summary: `${s.lossPct}% UDP loss (${s.lost}/${s.sent}) through the tunnel`,
       });
-      fixes.push(`flyingfish probe mtu`, `flyingfish probe trace`);
+      fixes.push(flyingfish("probe", "mtu"), flyingfish("probe", "trace"));
     } else if (s.lossPct > UDP_LOSS_WARN_ABOVE_PCT) {
       findings.push({
         status: "warn",
         summary: `${s.lossPct}% UDP loss (${s.lost}/${s.sent}) through the tunnel`,
       });
-      fixes.push(`flyingfish probe mtu`);
+      fixes.push(flyingfish("probe", "mtu"));
     }
     if (s.duplicates || s.late) {
       findings.push({
@@ -273,11 +272,12 @@ export function judgeUdp(m: UdpMeasurement): Outcome {
       evidence.push(`clientip: the far side saw ${seen}, expected ${expected.ip} (${expected.how})`);
       findings.push({ status: "fail", summary: `NAT: far side saw ${seen}, expected ${expected.ip}` });
       fixes.push(
-        `# the source is rewritten wrongly between the gateways: compare the remapping and the NAT rules`,
-        `${m.from.kubectl} get configurations.networking.liqo.io -A -o yaml`,
-        `${m.to.kubectl} get configurations.networking.liqo.io -A -o yaml`,
-        `${m.from.kubectl} get firewallconfigurations.networking.liqo.io -A`,
-        `flyingfish check --only ipam`,
+        "the source is rewritten wrongly between the gateways: compare the remapping and the NAT rules",
+        // The series runs from the local cluster's pod to the remote one's (measure.ts).
+        kubectl("local", "get", "configurations.networking.liqo.io", "-A", "-o", "yaml"),
+        kubectl("remote", "get", "configurations.networking.liqo.io", "-A", "-o", "yaml"),
+        kubectl("local", "get", "firewallconfigurations.networking.liqo.io", "-A"),
+        flyingfish("check", "--only", "ipam"),
       );
     }
   }
@@ -298,6 +298,6 @@ export function judgeUdp(m: UdpMeasurement): Outcome {
     status: worst.status,
     summary: [worst.summary, ...others].join("; "),
     evidence,
-    ...(fixes.length ? { remediation: [...new Set(fixes)].join("\n") } : {}),
+    ...(fixes.length ? { remediation: unique(fix(...fixes)) } : {}),
   };
 }

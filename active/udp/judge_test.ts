@@ -1,3 +1,5 @@
+import { fixText } from "../../report/remediation.ts";
+import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
 import {
   clientIpOf,
@@ -36,12 +38,11 @@ function measurement(
   expected = "10.68.1.5",
 ): UdpMeasurement {
   return {
-    from: { cluster: "rome", pod: "ff-probe-rome-worker-1", node: "rome-worker-1", kubectl: "kubectl" },
+    from: { cluster: "rome", pod: "ff-probe-rome-worker-1", node: "rome-worker-1" },
     to: {
       cluster: "milan",
       pod: "ff-probe-milan-worker-1",
       node: "milan-worker-1",
-      kubectl: "kubectl --context <milan>",
     },
     address: { ip: "10.71.2.7", how: "10.244.2.7 remapped" },
     nonce: NONCE,
@@ -100,7 +101,7 @@ Deno.test("udp: loss above 0 % warns, from 50 % fails, 100 % is the tunnel dropp
   const none = judgeUdp(measurement(series(all(timedOut))));
   assert.equal(none.status, "fail");
   assert.match(none.summary, /the tunnel drops UDP: 0\/20 datagrams answered/);
-  assert.match(none.remediation!, /flyingfish check --only gateway,tunnel/);
+  assert.match(fixText(none.remediation), /flyingfish check --only gateway,tunnel/);
 });
 
 Deno.test("udp: duplicates and late replies (another datagram's sequence number) warn", () => {
@@ -131,7 +132,10 @@ Deno.test("udp: the far side seeing another source is a NAT finding", () => {
   const o = judgeUdp(measurement(series(all((s) => answered(s))), "10.80.0.1:40111"));
   assert.equal(o.status, "fail");
   assert.equal(o.summary, "NAT: far side saw 10.80.0.1, expected 10.68.1.5");
-  assert.match(o.remediation!, /kubectl --context <milan> get configurations.networking.liqo.io -A -o yaml/);
+  assert.match(
+    fixAsReported(o.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]),
+    /kubectl --context milan get configurations.networking.liqo.io -A -o yaml/,
+  );
   // Loss and NAT together: the worst first, the other kept.
   const both = judgeUdp(measurement(series(all((s) => s === 1 ? timedOut(s) : answered(s))), "10.80.0.1:1"));
   assert.match(both.summary, /^NAT: .*; 5% UDP loss/);

@@ -48,19 +48,10 @@ export async function measureUdp(
   const to = podOnNode(ctx.fleet.remote, gatewayNode(ctx.remote?.view ?? null, ctx.local.view.clusterId));
   if (!from || !to) return null;
   const remoteName = ctx.remote?.view.name ?? ctx.peer;
-  const end = (p: ProbePod, cluster: string, kubectl: string): UdpEnd => ({
-    cluster,
-    pod: p.name,
-    node: p.node,
-    kubectl,
-  });
+  const end = (p: ProbePod, cluster: string): UdpEnd => ({ cluster, pod: p.name, node: p.node });
   const m: UdpMeasurement = {
-    from: end(
-      from,
-      ctx.local.view.name,
-      ctx.remote ? `kubectl --context <${ctx.local.view.name}>` : "kubectl",
-    ),
-    to: end(to, remoteName, `kubectl --context <${remoteName}>`),
+    from: end(from, ctx.local.view.name),
+    to: end(to, remoteName),
     address: ctx.addressing.dial(from, to),
     nonce: newNonce(),
     count,

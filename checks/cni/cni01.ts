@@ -4,6 +4,7 @@
  * `deployments/liqo/values.yaml`): Calico IP autodetection, Cilium kube-proxy replacement and taints,
  * masquerade bypass for Kindnet/Azure, AWS rule priority. Only warns: never fails.
  */
+import { fix, type FixPart, helm, kubectl, kubectlIn, pipe, shell } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { DaemonSet } from "../../liqo/views/core.ts";
 import { controllerManagerArg, isVirtualNode } from "../../liqo/lookups.ts";
@@ -21,7 +22,7 @@ interface Finding {
   cni: string;
   warn: string[];
   notes: string[];
-  fixes: string[];
+  fixes: FixPart[];
 }
 
 function calicoAutodetectionOk(v: string): boolean {
@@ -76,12 +77,15 @@ function fingerprintCalico(ctx: CheckContext, dss: readonly DaemonSet[], flannel
     f.notes.push(
       "the Installation CR (operator.tigera.io) is not read by this tool: the DaemonSet env reflects it",
     );
-    f.fixes.push(
-      `kubectl patch installation default --type=merge -p '{"spec":{"calicoNetwork":{"nodeAddressAutodetectionV4":{"skipInterface":"liqo.*"}}}}'`,
-    );
+    const skip = `{"spec":{"calicoNetwork":{"nodeAddressAutodetectionV4":{"skipInterface":"liqo.*"}}}}`;
+    f.fixes.push(kubectl("local", "patch", "installation", "default", "--type=merge", "-p", skip));
   } else {
     f.fixes.push(
-      `kubectl -n ${ds.metadata.namespace} set env daemonset/${ds.metadata.name} IP_AUTODETECTION_METHOD=skip-interface=liqo.*`,
+      kubectlIn(
+        "local",
+        ds.metadata.namespace ?? "",
+        ...["set", "env", `daemonset/${ds.metadata.name}`, "IP_AUTODETECTION_METHOD=skip-interface=liqo.*"],
+      ),
     );
   }
   return f;
@@ -111,10 +115,13 @@ function fingerprintCilium(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
       `Cilium kube-proxy-replacement=${kpr} without "devices": its eBPF programs attach to Liqo interfaces (liqo.*) and drop traffic (Liqo docs: installation/install.md, Cilium devices)`,
     );
     f.fixes.push(
-      `# set Cilium devices explicitly, e.g. helm upgrade cilium cilium/cilium --reuse-values --set devices='{eth0}'`,
+      `set Cilium devices explicitly, e.g. helm upgrade cilium cilium/cilium --reuse-values --set devices='{eth0}'`,
     );
     f.fixes.push(
-      `kubectl -n ${cm.metadata.namespace} get configmap cilium-config -o yaml | grep -e kube-proxy-replacement -e devices`,
+      pipe(
+        kubectlIn("local", cm.metadata.namespace ?? "", "get", "configmap", "cilium-config", "-o", "yaml"),
+        shell("grep", "-e", "kube-proxy-replacement", "-e", "devices"),
+      ),
     );
   }
   const tainted = ctx.cluster.inv.items("nodes").filter((n) =>
@@ -127,7 +134,7 @@ function fingerprintCilium(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
         tainted.map((n) => n.metadata.name).join(", ")
       } carry a Cilium agent-not-ready taint: pods cannot be offloaded (Liqo docs: installation/install.md, Cilium)`,
     );
-    f.fixes.push(`# give the Cilium DaemonSet a node affinity: liqo.io/type DoesNotExist`);
+    f.fixes.push("give the Cilium DaemonSet a node affinity: liqo.io/type DoesNotExist");
   } else {
     f.notes.push(
       "Cilium ≥ 1.14.2 taints nodes without its agent: keep a node affinity liqo.io/type DoesNotExist (D8)",
@@ -147,9 +154,11 @@ function masqueradeBypass(ctx: CheckContext, cni: string, ref: string): Finding 
   if (v === "false") {
     f.warn.push(`${cni} needs Liqo's gatewayMasqueradeBypass (networking.fabric.config) but it is off`);
     f.fixes.push(
-      `helm upgrade liqo liqo/liqo -n ${
-        ctx.cluster.liqoNamespace ?? "liqo"
-      } --reuse-values --set networking.fabric.config.gatewayMasqueradeBypass=true`,
+      helm(
+        "local",
+        ...["upgrade", "liqo", "liqo/liqo", "-n", ctx.cluster.liqoNamespace ?? "liqo", "--reuse-values"],
+        ...["--set", "networking.fabric.config.gatewayMasqueradeBypass=true"],
+      ),
     );
   }
   return f;
@@ -176,9 +185,11 @@ function fingerprintOthers(ctx: CheckContext, dss: readonly DaemonSet[]): Findin
         "AWS VPC CNI policy-routing rules take precedence over Liqo's: set routeConfigurationRulePriority (101–500)",
       );
       f.fixes.push(
-        `helm upgrade liqo liqo/liqo -n ${
-          ctx.cluster.liqoNamespace ?? "liqo"
-        } --reuse-values --set networking.fabric.config.routeConfigurationRulePriority=200`,
+        helm(
+          "local",
+          ...["upgrade", "liqo", "liqo/liqo", "-n", ctx.cluster.liqoNamespace ?? "liqo", "--reuse-values"],
+          ...["--set", "networking.fabric.config.routeConfigurationRulePriority=200"],
+        ),
       );
     }
     out.push(f);
@@ -244,9 +255,10 @@ function run(ctx: CheckContext): Outcome {
         `kube-system DaemonSets: ${raw.length ? raw.join(", ") : "(none)"}`,
         ...(others.length ? [`other DaemonSets: ${others.join(", ")}`] : []),
       ],
-      remediation:
+      remediation: fix(
         "Compare your CNI with Liqo's notes (docs/installation/install.md, CNIs section): make sure it does not " +
-        "treat liqo.* interfaces as node interfaces and does not masquerade traffic towards remote CIDRs.",
+          "treat liqo.* interfaces as node interfaces and does not masquerade traffic towards remote CIDRs.",
+      ),
     };
   }
   const names = findings.map((f) => f.cni).join(" + ");
@@ -259,7 +271,7 @@ function run(ctx: CheckContext): Outcome {
     status: "warn",
     summary: `CNI ${names}: ${warns[0]}`,
     evidence,
-    remediation: findings.flatMap((f) => f.fixes).join("\n"),
+    remediation: fix(...findings.flatMap((f) => f.fixes)),
   };
 }
 

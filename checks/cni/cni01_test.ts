@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { runOnBase } from "../../tests/support/fixtures.ts";
 import type { K8sObject } from "../../kube/source.ts";
@@ -26,7 +27,7 @@ Deno.test("CNI-01: Calico first-found / unset warn, skip-interface=liqo.* passes
       (objs) => [...noFlannel(objs), daemonSet("calico-node", "kube-system", env)],
     );
     assert.equal(o.status, "warn");
-    assert.match(o.remediation!, /skip-interface=liqo\.\*/);
+    assert.match(fixText(o.remediation), /skip-interface=liqo\.\*/);
   }
   const ok = await run("CNI-01", "rome", (objs) => [
     ...noFlannel(objs),
@@ -41,7 +42,7 @@ Deno.test("CNI-01: Calico first-found / unset warn, skip-interface=liqo.* passes
     "rome",
     (objs) => [...noFlannel(objs), daemonSet("calico-node", "calico-system")],
   );
-  assert.match(op.remediation!, /nodeAddressAutodetectionV4/);
+  assert.match(fixText(op.remediation), /nodeAddressAutodetectionV4/);
 });
 
 Deno.test("CNI-01: Cilium KPR without devices warns; with devices passes", async () => {
@@ -72,7 +73,7 @@ Deno.test("CNI-01: unknown CNI warns listing raw DaemonSets; Kindnet needs masqu
   assert.ok(o.evidence!.some((e) => e.includes("acme-agent") && e.includes("kube-proxy")));
   o = await run("CNI-01", "rome", (objs) => [...noFlannel(objs), daemonSet("kindnet", "kube-system")]);
   assert.equal(o.status, "warn");
-  assert.match(o.remediation!, /gatewayMasqueradeBypass=true/);
+  assert.match(fixText(o.remediation), /gatewayMasqueradeBypass=true/);
   o = await run("CNI-01", "rome", (objs) => [...noFlannel(objs), daemonSet("aws-node", "kube-system")]);
-  assert.match(o.remediation!, /routeConfigurationRulePriority/);
+  assert.match(fixText(o.remediation), /routeConfigurationRulePriority/);
 });

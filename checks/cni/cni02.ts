@@ -2,6 +2,7 @@
  * CNI-02: NetworkPolicies in offloaded namespaces admit the peer's remapped pod CIDR, and those
  * selecting the gateway server pods admit the WireGuard UDP port. Only warns: policy semantics vary by CNI.
  */
+import { fix, kubectlIn } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { NetworkPolicy } from "../../liqo/views/core.ts";
 import { gatewayOf, gatewayPods, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
@@ -107,13 +108,13 @@ function run(ctx: CheckContext): Outcome {
     summary:
       `NetworkPolicy ${first.metadata.namespace}/${first.metadata.name} may drop traffic from ${peerId}`,
     evidence: [...evidence, ...lines],
-    remediation: [
-      `# Remote pods have no namespace/pod labels here: admit them by address, e.g. add to the policy's ingress:`,
-      `#   - from: [{ipBlock: {cidr: ${remotePods[0] ?? "<remapped pod CIDR>"}}}]`,
+    remediation: fix(
+      "Remote pods have no namespace/pod labels here: admit them by address, e.g. add to the policy's ingress:",
+      `- from: [{ipBlock: {cidr: ${remotePods[0] ?? "<remapped pod CIDR>"}}}]`,
       ...[...new Set([...offending, ...(gw?.pols ?? [])])].map((p) =>
-        `kubectl -n ${p.metadata.namespace} edit networkpolicy ${p.metadata.name}`
+        kubectlIn("local", p.metadata.namespace ?? "", "edit", "networkpolicy", p.metadata.name)
       ),
-    ].join("\n"),
+    ),
   };
 }
 

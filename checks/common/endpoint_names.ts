@@ -5,6 +5,7 @@
  * `deployments/liqo/templates/liqo-wireguard-gateway-client-template.yaml`). Not a check.
  */
 import type { CheckContext } from "../types.ts";
+import { fix, kubectlIn, type RemediationStep, type RunsOn } from "../remediation.ts";
 import type { ResolveResult } from "../../probes/hub.ts";
 import {
   dialsOnlyFirstAddress,
@@ -65,7 +66,7 @@ export interface HostnameFirstRisk {
   /** Evidence line (always) and, when `certain`, the warning summary and remediation. */
   line: string;
   summary: string;
-  remediation: string;
+  remediation: RemediationStep[];
 }
 
 /**
@@ -76,7 +77,7 @@ export function hostnameFirstRisk(
   e: Endpoint | null,
   version: string | null,
   versionSource: string,
-  client: { namespace: string } | null = null,
+  client: { namespace: string; on: RunsOn } | null = null,
 ): HostnameFirstRisk | null {
   const r = hostnameBeforeIp(e);
   if (!r) return null;
@@ -98,13 +99,26 @@ export function hostnameFirstRisk(
     line,
     summary: `the hostname ${r.hostname} is listed before ${ips}: ${ver} is before ${b} and dials only the ` +
       `first address, so a client gateway that cannot resolve ${r.hostname} never tries ${ips}`,
-    remediation:
-      `# the client gateway dials only ${r.hostname}: check it resolves in the client cluster (cluster DNS):\n` +
-      `kubectl -n ${
-        client?.namespace ?? "<client tenant namespace>"
-      } run dns-check --rm -it --restart=Never ` +
-      `--image=busybox -- nslookup ${r.hostname}\n` +
-      `# or dial the IP instead: liqoctl peer … --gw-client-address ${r.ips[0]} (or patch GatewayClient ` +
-      `spec.endpoint.addresses to ["${r.ips[0]}"])`,
+    remediation: fix(
+      `the client gateway dials only ${r.hostname}: check it resolves in the client cluster (cluster DNS):`,
+      // Without `client` the result is the server's (GW-03): the client is the remote cluster.
+      kubectlIn(
+        client?.on ?? "remote",
+        client?.namespace ?? "<client tenant namespace>",
+        ...[
+          "run",
+          "dns-check",
+          "--rm",
+          "-it",
+          "--restart=Never",
+          "--image=busybox",
+          "--",
+          "nslookup",
+          r.hostname,
+        ],
+      ),
+      `or dial the IP instead: liqoctl peer … --gw-client-address ${r.ips[0]} (or patch GatewayClient ` +
+        `spec.endpoint.addresses to ["${r.ips[0]}"])`,
+    ),
   };
 }

@@ -9,6 +9,16 @@ import type { Objects } from "../../liqo/views/mod.ts";
 import type { Identity } from "../../liqo/views/peering.ts";
 import { conditionOf, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { describeCondition, liqoNs, peerId } from "./shared.ts";
+import {
+  fix,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 
 function controlPlaneIdentity(inv: Objects, id: string): Identity | undefined {
   return (inv.tryItems("identities") ?? []).find((i) =>
@@ -36,25 +46,30 @@ async function dialFromHere(
   return { ok: null, line: `not dialled from here: ${r.detail}` };
 }
 
-function api01Remediation(ctx: CheckContext, target: string, inBand: boolean): string {
+function api01Remediation(ctx: CheckContext, target: string, inBand: boolean): RemediationStep[] {
   const lns = liqoNs(ctx);
-  const lines = [
-    `kubectl -n ${lns} logs deploy/liqo-controller-manager | grep -i "api server"`,
-    `Test from inside the cluster: kubectl -n ${lns} run ff-curl --rm -it --restart=Never --image=curlimages/curl -- curl -skm5 ${target}/livez`,
-  ];
-  if (inBand) {
-    lines.push(
+  const curl = ["--image=curlimages/curl", "--", "curl", "-skm5", `${target}/livez`];
+  return fix(
+    pipe(
+      kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"),
+      shell("grep", "-i", "api server"),
+    ),
+    step(
+      kubectlIn("local", lns, "run", "ff-curl", "--rm", "-it", "--restart=Never", ...curl),
+      "Test from inside the cluster:",
+    ),
+    inBand &&
       "In-band path: check API-02 (liqo-proxy on the provider, the remapped proxy IP) and the tunnel (TUN-01)",
-    );
-  } else {
-    lines.push(
-      "Open egress from the nodes to the provider API server (TCP, the port in the URL); if the provider's " +
-        "API server cannot be exposed, peer in-band: liqoctl peer --remote-kubeconfig <provider> --in-band",
+    !inBand &&
+      step(
+        liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--in-band"),
+        "Open egress from the nodes to the provider API server (TCP, the port in the URL); if the provider's " +
+          "API server cannot be exposed, peer in-band:",
+      ),
+    !inBand &&
       "If the address is wrong, set it on the provider (Helm apiServer.address / liqoctl install " +
         "--api-server-url) and re-peer",
-    );
-  }
-  return lines.join("\n");
+  );
 }
 
 async function run(ctx: CheckContext): Promise<Outcome> {

@@ -13,6 +13,7 @@ import { conditionOf, liqoNamespaceOf, REMOTE_ID_LABEL } from "../../liqo/lookup
 import { contains, remapAddress } from "../../probes/cidr.ts";
 import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
 import { API_SERVER_PROXY_IP_TYPE, IP_TYPE_LABEL } from "../../liqo/names.ts";
+import { fix, kubectl, kubectlIn, liqoctl, remoteKubeconfig, step } from "../remediation.ts";
 
 function proxyDeployment(inv: Objects): Deployment | undefined {
   const ns = liqoNamespaceOf(inv);
@@ -66,9 +67,11 @@ function api02Provider(ctx: CheckContext, tenant: Tenant): Outcome {
       status: "fail",
       summary: `in-band API path broken on the provider: ${problems.join("; ")}`,
       evidence: [...problems, ...evidence],
-      remediation:
-        `kubectl -n ${lns} describe deploy liqo-proxy\nkubectl -n ${lns} get ip api-server-proxy -o yaml\n` +
-        `kubectl -n ${lns} logs deploy/liqo-ipam`,
+      remediation: fix(
+        kubectlIn("local", lns, "describe", "deploy", "liqo-proxy"),
+        kubectlIn("local", lns, "get", "ip", "api-server-proxy", "-o", "yaml"),
+        kubectlIn("local", lns, "logs", "deploy/liqo-ipam"),
+      ),
     };
   }
   return { status: "pass", summary: "provider side of the in-band API path ready", evidence };
@@ -136,16 +139,37 @@ function api02Consumer(ctx: CheckContext, proxyUrl: string): Outcome {
       status: "fail",
       summary: `in-band API path wrong: ${problems[0]}`,
       evidence: [...problems, ...evidence],
-      remediation: `kubectl get foreigncluster ${id} -o jsonpath='{.status.foreignProxyUrl}'\n` +
-        `kubectl -n ${tenantNs(ctx)} get configuration -l ${REMOTE_ID_LABEL}=${id} -o wide\n` +
-        `On the provider: kubectl -n ${
-          ctx.remote?.liqoNamespace ?? "<liqo namespace>"
-        } get ip api-server-proxy; ` +
-        `kubectl -n ${ctx.remote?.liqoNamespace ?? "<liqo namespace>"} get deploy liqo-proxy\n` +
-        `Re-run the in-band authentication so the URL is recomputed: liqoctl peer --remote-kubeconfig <${id} kubeconfig> --in-band` +
-        (expectedUrl
-          ? ` (without --proxy-url, or --proxy-url ${expectedUrl}: the provider's IP translated into the remapped external CIDR)`
-          : ""),
+      remediation: fix(
+        kubectl("local", "get", "foreigncluster", id, "-o", "jsonpath={.status.foreignProxyUrl}"),
+        kubectlIn(
+          "local",
+          tenantNs(ctx),
+          "get",
+          "configuration",
+          "-l",
+          `${REMOTE_ID_LABEL}=${id}`,
+          "-o",
+          "wide",
+        ),
+        step(
+          kubectlIn(
+            "provider",
+            ctx.remote?.liqoNamespace ?? "<liqo namespace>",
+            "get",
+            "ip",
+            "api-server-proxy",
+          ),
+          "On the provider:",
+        ),
+        kubectlIn("provider", ctx.remote?.liqoNamespace ?? "<liqo namespace>", "get", "deploy", "liqo-proxy"),
+        step(
+          liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--in-band"),
+          "Re-run the in-band authentication so the URL is recomputed" +
+            (expectedUrl
+              ? ` (without --proxy-url, or --proxy-url ${expectedUrl}: the provider's IP translated into the remapped external CIDR):`
+              : ":"),
+        ),
+      ),
     };
   }
   return { status: "pass", summary: `in-band API path ${host}:8118 consistent`, evidence };

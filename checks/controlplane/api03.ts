@@ -7,6 +7,17 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { tryParseCertificate } from "../../probes/x509.ts";
 import { liqoNs, peerId, tenantNs } from "./shared.ts";
+import {
+  fix,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -26,28 +37,40 @@ function judgeCert(what: string, crt: unknown, now: Date): CertVerdict | null {
   return { status: left < 30 * DAY_MS ? "warn" : "pass", line: `${base}, ${days}` };
 }
 
-function api03Remediation(ctx: CheckContext, fails: string[], certs: boolean): string {
+function api03Remediation(ctx: CheckContext, fails: string[], certs: boolean): RemediationStep[] {
   const id = peerId(ctx), ns = tenantNs(ctx), lns = liqoNs(ctx);
-  const lines: string[] = [];
-  if (fails.some((f) => f.includes("tenantCondition"))) {
-    lines.push(
-      `liqoctl uncordon tenant ${id}   # or: kubectl -n ${ns} patch tenant ${id} --type=merge -p '{"spec":{"tenantCondition":"Active"}}'`,
-    );
-  }
-  if (fails.some((f) => f.includes("Denied"))) {
-    lines.push(
-      `kubectl -n ${ns} get resourceslices -l ${REMOTE_ID_LABEL}=${id} -o yaml   # read the Denied reason/message`,
+  const cordoned = fails.some((f) => f.includes("tenantCondition"));
+  const denied = fails.some((f) => f.includes("Denied"));
+  const active = `{"spec":{"tenantCondition":"Active"}}`;
+  const crt = "jsonpath={.items[*].spec.authParams.signedCRT}";
+  return fix(
+    cordoned && liqoctl("local", "uncordon", "tenant", id),
+    cordoned && step(kubectlIn("local", ns, "patch", "tenant", id, "--type=merge", "-p", active), "or:"),
+    denied &&
+      step(
+        kubectlIn("local", ns, "get", "resourceslices", "-l", `${REMOTE_ID_LABEL}=${id}`, "-o", "yaml"),
+        "read the Denied reason/message",
+      ),
+    denied &&
       "On the provider: check the Tenant condition and the available resources, then liqoctl uncordon resourceslice <name> if cordoned",
-    );
-  }
-  if (certs) {
-    lines.push(
-      `kubectl -n ${ns} get identities -l ${REMOTE_ID_LABEL}=${id} -o jsonpath='{.items[*].spec.authParams.signedCRT}' | base64 -d | openssl x509 -noout -subject -enddate`,
-      `Certificates are renewed through Renew objects replicated by liqo-crd-replicator: kubectl get renews -A; kubectl -n ${lns} logs deploy/liqo-crd-replicator`,
-      `If renewal is stuck, re-authenticate from the consumer: liqoctl peer --remote-kubeconfig <provider kubeconfig>`,
-    );
-  }
-  return lines.join("\n");
+    certs &&
+      pipe(
+        kubectlIn("local", ns, "get", "identities", "-l", `${REMOTE_ID_LABEL}=${id}`, "-o", crt),
+        shell("base64", "-d"),
+        shell("openssl", "x509", "-noout", "-subject", "-enddate"),
+      ),
+    certs &&
+      step(
+        kubectl("local", "get", "renews", "-A"),
+        "Certificates are renewed through Renew objects replicated by liqo-crd-replicator:",
+      ),
+    certs && kubectlIn("local", lns, "logs", "deploy/liqo-crd-replicator"),
+    certs &&
+      step(
+        liqoctl("consumer", "peer", remoteKubeconfig("provider")),
+        "If renewal is stuck, re-authenticate from the consumer:",
+      ),
+  );
 }
 
 function run(ctx: CheckContext): Outcome {

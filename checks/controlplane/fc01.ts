@@ -7,6 +7,17 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import type { Condition } from "../../liqo/views/meta.ts";
 import { describeCondition, liqoNs, peerId, tenantNs } from "./shared.ts";
+import {
+  fix,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+  unique,
+} from "../remediation.ts";
 
 const HEALTHY = new Set(["Ready", "Established"]);
 
@@ -26,20 +37,29 @@ interface ModuleFinding {
   condition: Condition;
 }
 
-function authRemediation(ctx: CheckContext, type: string | undefined): string {
+function authRemediation(ctx: CheckContext, type: string | undefined): RemediationStep[] {
   const ns = tenantNs(ctx), id = peerId(ctx), lns = liqoNs(ctx);
+  const logs = kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager");
+  // The peering is (re-)authenticated from the consumer, naming the provider (liqoctl peer).
+  const peer = liqoctl("consumer", "peer", remoteKubeconfig("provider"));
   if (type === "AuthTenantStatus") {
-    return [
-      `kubectl -n ${ns} get tenant -l ${REMOTE_ID_LABEL}=${id} -o yaml   # needs status.tenantNamespace and status.authParams`,
-      `kubectl -n ${lns} logs deploy/liqo-controller-manager | grep -i tenant`,
-      `From the consumer ${id}: liqoctl peer --remote-kubeconfig <this cluster's kubeconfig> (re-sends keys, CSR and signature)`,
-    ].join("\n");
+    return fix(
+      step(
+        kubectlIn("local", ns, "get", "tenant", "-l", `${REMOTE_ID_LABEL}=${id}`, "-o", "yaml"),
+        "needs status.tenantNamespace and status.authParams",
+      ),
+      pipe(logs, shell("grep", "-i", "tenant")),
+      step(peer, `From the consumer ${id} (re-sends keys, CSR and signature):`),
+    );
   }
-  return [
-    `kubectl -n ${ns} get identities -l ${REMOTE_ID_LABEL}=${id} -o wide   # needs status.kubeconfigSecretRef`,
-    `kubectl -n ${lns} logs deploy/liqo-controller-manager | grep -i identity`,
-    `Re-run the authentication: liqoctl peer --remote-kubeconfig <${id} kubeconfig>`,
-  ].join("\n");
+  return fix(
+    step(
+      kubectlIn("local", ns, "get", "identities", "-l", `${REMOTE_ID_LABEL}=${id}`, "-o", "wide"),
+      "needs status.kubeconfigSecretRef",
+    ),
+    pipe(logs, shell("grep", "-i", "identity")),
+    step(peer, "Re-run the authentication:"),
+  );
 }
 
 function run(ctx: CheckContext): Outcome {
@@ -79,7 +99,7 @@ function run(ctx: CheckContext): Outcome {
         c?.message ? `: ${c.message}` : ""
       }`,
       evidence,
-      remediation: [...new Set(authBad.map((f) => authRemediation(ctx, f.condition?.type)))].join("\n"),
+      remediation: unique(authBad.flatMap((f) => authRemediation(ctx, f.condition?.type))),
     };
   }
   if (otherBad.length > 0) {
@@ -92,8 +112,11 @@ function run(ctx: CheckContext): Outcome {
       status: "warn",
       summary: pointers.join("; "),
       evidence,
-      remediation: "These conditions summarise later layers; the named checks examine the objects directly " +
-        `and give the diagnosis.\nliqoctl info peer ${peerId(ctx)}`,
+      remediation: fix(
+        "These conditions summarise later layers; the named checks examine the objects directly " +
+          "and give the diagnosis.",
+        liqoctl("local", "info", "peer", peerId(ctx)),
+      ),
     };
   }
   return {

@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { FC_01 } from "./fc01.ts";
@@ -32,13 +33,13 @@ Deno.test("FC-01 fails on an unhealthy authentication condition", async () => {
     o.summary,
     /AuthIdentityControlPlaneStatus=NotReady \(IdentityNotReady\) for 6m0s: The identity is not ready/,
   );
-  assert.match(o.remediation!, /get identities -l liqo\.io\/remote-cluster-id=milan-8d1f03/);
+  assert.match(fixText(o.remediation), /get identities -l liqo\.io\/remote-cluster-id=milan-8d1f03/);
 
   const milan = await baseObjects("milan");
   fcCondition(milan, "rome-4b2a9e", "authentication", "AuthTenantStatus").status = "NotReady";
   const p = await run("FC-01", milan);
   assert.equal(p.status, "fail");
-  assert.match(p.remediation!, /get tenant/);
+  assert.match(fixText(p.remediation), /get tenant/);
 });
 
 Deno.test("FC-01 warns on networking/offloading conditions, pointing at the judging check", async () => {

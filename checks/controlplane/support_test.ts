@@ -3,6 +3,7 @@
  * overlays, and ForeignCluster condition lookup. Holds no test case; named *_test.ts so that it counts as
  * test code, which may import tests/support (see tests/architecture_test.ts).
  */
+import { fixText } from "../../report/remediation.ts";
 import type { CheckDef, Outcome } from "../types.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { TlsDialResult } from "../../probes/hub.ts";
@@ -40,7 +41,7 @@ export function runner(defs: readonly CheckDef[]): Run {
 }
 
 export const text = (o: Outcome): string =>
-  [o.summary, ...(o.evidence ?? []), o.remediation ?? ""].join("\n");
+  [o.summary, ...(o.evidence ?? []), fixText(o.remediation)].join("\n");
 
 async function scenarioObjects(name: string, cluster: string): Promise<K8sObject[]> {
   const url = new URL(`../../testdata/scenarios/${name}/${cluster}.objects.yaml`, import.meta.url);

@@ -21,6 +21,16 @@ import {
 import { containerLog } from "../common/logs.ts";
 import { liqoNs } from "./shared.ts";
 import { GATEWAY_LABELS } from "../../liqo/names.ts";
+import {
+  fix,
+  helm,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  type RemediationStep,
+  step,
+  unique,
+} from "../remediation.ts";
 
 /** Log reads per unhealthy workload (one per failing container, the first pods first). */
 const MAX_LOGS_PER_WORKLOAD = 2;
@@ -219,8 +229,22 @@ function notInstalled(ctx: CheckContext): Outcome {
         "no Deployment labelled app.kubernetes.io/name=controller-manager,app.kubernetes.io/component=controller-manager",
         ...partial.map((o) => `found ${o.kind ?? "workload"} ${o.metadata.namespace}/${o.metadata.name}`),
       ],
-      remediation: `helm -n ${ns} history liqo\nhelm -n ${ns} status liqo\n` +
-        `Reinstall the same Liqo version: liqoctl install <provider> --cluster-id ${ctx.cluster.name} --version <version>`,
+      remediation: fix(
+        helm("local", "-n", ns, "history", "liqo"),
+        helm("local", "-n", ns, "status", "liqo"),
+        step(
+          liqoctl(
+            "local",
+            "install",
+            "<provider>",
+            "--cluster-id",
+            ctx.cluster.name,
+            "--version",
+            "<version>",
+          ),
+          "Reinstall the same Liqo version:",
+        ),
+      ),
     };
   }
   return {
@@ -230,9 +254,14 @@ function notInstalled(ctx: CheckContext): Outcome {
       "no Deployment labelled app.kubernetes.io/name=controller-manager,app.kubernetes.io/component=controller-manager",
       `context ${ctx.cluster.context} (${ctx.cluster.server})`,
     ],
-    remediation: "Check that the kubeconfig/context points at the intended cluster, then install Liqo:\n" +
-      `  liqoctl install <provider> --cluster-id <name>    # e.g. liqoctl install kubeadm --cluster-id rome\n` +
-      "  (providers: kubeadm, kind, k3s, aks, eks, gke, openshift, …; see https://docs.liqo.io/en/stable/installation/install.html)",
+    remediation: fix(
+      "Check that the kubeconfig/context points at the intended cluster, then install Liqo:",
+      step(
+        liqoctl("local", "install", "<provider>", "--cluster-id", "<name>"),
+        "e.g. liqoctl install kubeadm --cluster-id rome",
+      ),
+      "(providers: kubeadm, kind, k3s, aks, eks, gke, openshift, …; see https://docs.liqo.io/en/stable/installation/install.html)",
+    ),
   };
 }
 
@@ -244,7 +273,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   const good: string[] = [];
   const bad: string[] = [];
   const notes: string[] = [];
-  const remediation: string[] = [];
+  const remediation: RemediationStep[] = [];
   /** Unhealthy components whose whole shortfall is on NotReady nodes (ENV-07's finding). */
   const onDownNodes: { name: string; nodes: string[] }[] = [];
   /** Unhealthy components with a cause of their own, and the log line that says it. */
@@ -257,7 +286,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         bad.push(`${ns}/liqo-${w.name} (${w.kind}): missing`);
         failing.push({ name: `liqo-${w.name}`, cite: null });
         remediation.push(
-          `helm -n ${ns} get values liqo   # was liqo-${w.name} disabled? reinstall/upgrade Liqo`,
+          step(
+            helm("local", "-n", ns, "get", "values", "liqo"),
+            `was liqo-${w.name} disabled? reinstall/upgrade Liqo`,
+          ),
         );
       }
       continue;
@@ -271,7 +303,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     bad.push(h.line, ...h.details);
     if (h.downNodes.length > 0) {
       onDownNodes.push({ name: obj.metadata.name, nodes: h.downNodes.map((d) => d.name) });
-      remediation.push(...h.downNodes.map((d) => `kubectl describe node ${d.name}   # see ENV-07`));
+      remediation.push(
+        ...h.downNodes.map((d) => step(kubectl("local", "describe", "node", d.name), "see ENV-07")),
+      );
       continue;
     }
     // Liqo's components write why they stopped to their log, not to the termination message.
@@ -283,12 +317,14 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     }
     failing.push({ name: obj.metadata.name, cite });
     const kindRef = w.kind === "Deployment" ? "deploy" : "ds";
-    remediation.push(`kubectl -n ${ns} describe ${kindRef} ${obj.metadata.name}`);
+    remediation.push(step(kubectlIn("local", ns, "describe", kindRef, obj.metadata.name)));
     const pod = h.pods[0]?.metadata.name;
     remediation.push(
-      pod
-        ? `kubectl -n ${ns} logs ${pod} -c ${w.container} --previous`
-        : `kubectl -n ${ns} logs ${kindRef}/${obj.metadata.name} -c ${w.container}`,
+      step(
+        pod
+          ? kubectlIn("local", ns, "logs", pod, "-c", w.container, "--previous")
+          : kubectlIn("local", ns, "logs", `${kindRef}/${obj.metadata.name}`, "-c", w.container),
+      ),
     );
   }
   if (bad.length > 0) {
@@ -298,7 +334,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       } ${[...new Set(onDownNodes.flatMap((d) => d.nodes))].join(", ")} (see ENV-07)`
       : "";
     const evidence = [...bad, ...notes, `Liqo version ${version ?? "unknown"}`];
-    const fixes = [...new Set(remediation)].join("\n");
+    const fixes = unique(remediation);
     if (failing.length === 0) {
       // Every shortfall is a lost node's: ENV-07 fails for it and is the diagnosis.
       return {

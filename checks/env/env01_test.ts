@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_01 } from "./env01.ts";
@@ -20,7 +21,7 @@ Deno.test("ENV-01 fails with an install hint when Liqo is absent", async () => {
   const o = await run("ENV-01", objs);
   assert.equal(o.status, "fail");
   assert.match(o.summary, /Liqo is not installed/);
-  assert.match(o.remediation!, /liqoctl install/);
+  assert.match(fixText(o.remediation), /liqoctl install/);
 });
 
 Deno.test("ENV-01 reports a partial install without controller-manager", async () => {
@@ -41,7 +42,7 @@ Deno.test("ENV-01 lists a crash-looping ipam with ready/desired, restarts and la
   assert.match(t, /liqo\/liqo-ipam \(Deployment\): 0\/1 ready, 9 restarts/);
   assert.match(t, /CrashLoopBackOff/);
   assert.match(t, /Error \(exit 1\): failed to initialize the IPAM/);
-  assert.match(o.remediation!, /kubectl -n liqo logs liqo-ipam-7f9b8c6d54-tq8wn -c ipam --previous/);
+  assert.match(fixText(o.remediation), /kubectl -n liqo logs liqo-ipam-7f9b8c6d54-tq8wn -c ipam --previous/);
 });
 
 Deno.test("ENV-01 judges the fabric DaemonSet by ready/desired", async () => {

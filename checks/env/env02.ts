@@ -6,6 +6,7 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import { controllerManager, gatewayOf, gatewayPods, imageTag, liqoVersionOf } from "../../liqo/lookups.ts";
+import { andThen, fix, liqoctl, remoteKubeconfig, step } from "../remediation.ts";
 
 /** "v1.2.3" → [1, 2, 3]; null when not a release version (e.g. a CI commit SHA). */
 export function parseSemver(v: string | null | undefined): [number, number, number] | null {
@@ -87,19 +88,23 @@ function run(ctx: CheckContext): Outcome {
     { name: local.name, version: lv, ctx: local.context },
     { name: remote.name, version: rv, ctx: remote.context },
   );
+  const olderOn = older.ctx === local.context ? "local" : "remote";
   if (diff === "minor") {
     return {
       status: "fail",
       summary:
         `Liqo versions differ beyond patch level: ${local.name} ${lv}, ${remote.name} ${rv} (unsupported)`,
       evidence: [...evidence, ...lag],
-      remediation: [
+      remediation: fix(
         `Run the same Liqo version on both clusters; upgrades do not update CRDs, so on ${older.name} (${older.version}):`,
-        `  liqoctl unpeer --remote-kubeconfig <${newer.name} kubeconfig>   # from the consumer`,
-        `  liqoctl uninstall --context ${older.ctx} && liqoctl install <provider> --context ${older.ctx} --version ${newer.version}`,
-        `  liqoctl peer --remote-kubeconfig <provider kubeconfig>`,
-        "  liqoctl version   # client and server versions on each cluster",
-      ].join("\n"),
+        step(liqoctl("consumer", "unpeer", remoteKubeconfig("provider")), "from the consumer"),
+        andThen(
+          liqoctl(olderOn, "uninstall"),
+          liqoctl(olderOn, "install", "<provider>", "--version", newer.version),
+        ),
+        liqoctl("consumer", "peer", remoteKubeconfig("provider")),
+        step(liqoctl("local", "version"), "client and server versions on each cluster"),
+      ),
     };
   }
   if (diff === "incomparable") {
@@ -115,9 +120,12 @@ function run(ctx: CheckContext): Outcome {
       status: "warn",
       summary: `Liqo patch versions differ: ${local.name} ${lv}, ${remote.name} ${rv}`,
       evidence: [...evidence, ...lag],
-      remediation:
-        `Align ${older.name} on ${newer.version}: liqoctl install <provider> --context ${older.ctx} ` +
-        `--version ${newer.version} (same options as the original install)`,
+      remediation: fix(
+        step(
+          liqoctl(olderOn, "install", "<provider>", "--version", newer.version),
+          `Align ${older.name} on ${newer.version} (same options as the original install):`,
+        ),
+      ),
     };
   }
   if (lag.length > 0) {
@@ -125,10 +133,16 @@ function run(ctx: CheckContext): Outcome {
       status: "warn",
       summary: "gateway images lag behind the controller-manager",
       evidence: [...evidence, ...lag],
-      remediation:
-        "Gateway Deployments are rendered from the WgGateway*Templates at peering time; re-create them " +
-        "with the current images: liqoctl network reset --remote-kubeconfig <other> && " +
-        "liqoctl network connect --remote-kubeconfig <other>",
+      remediation: fix(
+        step(
+          andThen(
+            liqoctl("local", "network", "reset", remoteKubeconfig("remote")),
+            liqoctl("local", "network", "connect", remoteKubeconfig("remote")),
+          ),
+          "Gateway Deployments are rendered from the WgGateway*Templates at peering time; re-create them " +
+            "with the current images:",
+        ),
+      ),
     };
   }
   return { status: "pass", summary: `both clusters run Liqo ${lv}`, evidence };

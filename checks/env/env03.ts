@@ -6,6 +6,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { KINDS } from "../../kube/kinds.ts";
 import { controllerManager, liqoVersionOf } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
+import { andThen, fix, helm, kubectl, pipe, shell, step } from "../remediation.ts";
 
 /** Plurals of the Liqo kinds FlyingFish reads, per group/version. */
 export function expectedLiqoResources(): Map<string, string[]> {
@@ -49,16 +50,35 @@ function run(ctx: CheckContext): Outcome {
       missing.map((m) => m.split(":")[0]).join(", ")
     }`,
     evidence: [...missing, ...present],
-    remediation: "kubectl get crd | grep liqo.io\n" +
-      `kubectl api-resources --api-group=${missing[0].split("/")[0]}\n` +
+    remediation: fix(
+      pipe(kubectl("local", "get", "crd"), shell("grep", "liqo.io")),
+      kubectl("local", "api-resources", `--api-group=${missing[0].split("/")[0]}`),
       "Reinstall the CRDs of the running version (Helm installs CRDs only on first install, a plain " +
-      "upgrade does not update or restore them):\n" +
-      `  helm pull liqo/liqo --version ${version} --untar && ` +
-      "kubectl apply --server-side -f liqo/charts/liqo-crds/crds/\n" +
-      `  or: helm -n ${ns} upgrade liqo liqo/liqo --version ${version} --reuse-values ` +
-      "--set liqo-crds.crdUpgrade.enabled=true   # runs the chart's CRD upgrade Job\n" +
+        "upgrade does not update or restore them):",
+      andThen(
+        // `helm pull` only downloads the chart: no cluster.
+        helm("none", "pull", "liqo/liqo", "--version", version, "--untar"),
+        kubectl("local", "apply", "--server-side", "-f", "liqo/charts/liqo-crds/crds/"),
+      ),
+      step(
+        helm(
+          "local",
+          "-n",
+          ns,
+          "upgrade",
+          "liqo",
+          "liqo/liqo",
+          "--version",
+          version,
+          "--reuse-values",
+          "--set",
+          "liqo-crds.crdUpgrade.enabled=true",
+        ),
+        "or (runs the chart's CRD upgrade Job):",
+      ),
       "then restart the crash-looping Liqo components; if that is not enough: unpeer, uninstall and " +
-      "reinstall the same version on both clusters",
+        "reinstall the same version on both clusters",
+    ),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Namespace } from "../../liqo/views/core.ts";
 import { KINDS } from "../../kube/kinds.ts";
 import { ageMs, formatAge, type Named, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { GATEWAY_LABELS, TENANT_NAMESPACE_LABEL, UNREACHABLE_ANNOTATION } from "../../liqo/names.ts";
+import { kubectl, kubectlIn, liqoctl, type RemediationStep, step, unique } from "../remediation.ts";
 
 const STUCK_MS = 5 * 60 * 1000;
 
@@ -76,7 +77,10 @@ function leftovers(
   return out;
 }
 
-function orphanGateways(inv: Objects, tenantNs: readonly Namespace[], fixes: string[]): string[] {
+/** The merge patch that drops an object's finalizers. */
+const NO_FINALIZERS = `{"metadata":{"finalizers":null}}`;
+
+function orphanGateways(inv: Objects, tenantNs: readonly Namespace[], fixes: RemediationStep[]): string[] {
   const deps = inv.tryItems("deployments");
   const servers = inv.tryItems("gatewayservers");
   const clients = inv.tryItems("gatewayclients");
@@ -97,7 +101,10 @@ function orphanGateways(inv: Objects, tenantNs: readonly Namespace[], fixes: str
       `gateway Deployment ${d.metadata.namespace}/${d.metadata.name}: no GatewayServer/GatewayClient ${gwName}`,
     );
     fixes.push(
-      `kubectl -n ${d.metadata.namespace} delete deployment ${d.metadata.name}   # orphaned gateway`,
+      step(
+        kubectlIn("local", d.metadata.namespace ?? "", "delete", "deployment", d.metadata.name),
+        "orphaned gateway",
+      ),
     );
   }
   return out;
@@ -112,7 +119,7 @@ function run(ctx: CheckContext): Outcome {
     n.metadata.labels?.[TENANT_NAMESPACE_LABEL] === "true"
   );
   const evidence: string[] = [];
-  const fixes: string[] = [];
+  const fixes: RemediationStep[] = [];
 
   for (const ns of tenantNs) {
     const line = stuckLine(ns, now, "tenant namespace");
@@ -125,16 +132,41 @@ function run(ctx: CheckContext): Outcome {
         ...namespaceBlockers(ns),
         ...left.map((l) => `    leftover ${l.kind} ${l.name}: finalizers [${l.finalizers.join(", ")}]`),
       );
-      fixes.push(`kubectl get liqo -n ${ns.metadata.name}   # what is left inside (category liqo)`);
+      fixes.push(
+        step(kubectl("local", "get", "liqo", "-n", ns.metadata.name), "what is left inside (category liqo)"),
+      );
       if (left.length === 0) {
         fixes.push(
-          `kubectl -n ${ns.metadata.name} patch <resource> <name> --type=merge -p '{"metadata":{"finalizers":null}}'   # for each leftover whose controller is gone`,
+          step(
+            kubectlIn(
+              "local",
+              ns.metadata.name,
+              "patch",
+              "<resource>",
+              "<name>",
+              "--type=merge",
+              "-p",
+              NO_FINALIZERS,
+            ),
+            "for each leftover whose controller is gone",
+          ),
         );
       }
       for (const l of left) {
         fixes.push(
-          `kubectl -n ${ns.metadata.name} patch ${l.resource} ${l.name} --type=merge -p '{"metadata":{"finalizers":null}}'` +
-            (orphan ? `   # peer ${id} is gone` : "   # only if its controller cannot finish the cleanup"),
+          step(
+            kubectlIn(
+              "local",
+              ns.metadata.name,
+              "patch",
+              l.resource,
+              l.name,
+              "--type=merge",
+              "-p",
+              NO_FINALIZERS,
+            ),
+            orphan ? `peer ${id} is gone` : "only if its controller cannot finish the cleanup",
+          ),
         );
       }
     } else if (orphan) {
@@ -142,8 +174,8 @@ function run(ctx: CheckContext): Outcome {
         `tenant namespace ${ns.metadata.name}: no ForeignCluster for peer ${id} (leftover of an old peering)`,
       );
       fixes.push(
-        `kubectl get liqo -n ${ns.metadata.name}`,
-        `kubectl delete namespace ${ns.metadata.name}   # only if peer ${id} is really gone`,
+        step(kubectl("local", "get", "liqo", "-n", ns.metadata.name)),
+        step(kubectl("local", "delete", "namespace", ns.metadata.name), `only if peer ${id} is really gone`),
       );
     }
   }
@@ -152,8 +184,11 @@ function run(ctx: CheckContext): Outcome {
     if (line) {
       evidence.push(line);
       fixes.push(
-        `liqoctl unpeer --remote-kubeconfig <${fc.metadata.name} kubeconfig>   # or, if that peer is gone:`,
-        `kubectl patch foreigncluster ${fc.metadata.name} --type=merge -p '{"metadata":{"finalizers":null}}'`,
+        step(liqoctl("local", "unpeer", "--remote-kubeconfig", `<${fc.metadata.name} kubeconfig>`)),
+        step(
+          kubectl("local", "patch", "foreigncluster", fc.metadata.name, "--type=merge", "-p", NO_FINALIZERS),
+          "or, if that peer is gone:",
+        ),
       );
     }
     if (fc.metadata.annotations?.[UNREACHABLE_ANNOTATION] === "true") {
@@ -161,8 +196,11 @@ function run(ctx: CheckContext): Outcome {
         `ForeignCluster ${fc.metadata.name}: annotated ${UNREACHABLE_ANNOTATION}="true" (peer marked dead)`,
       );
       fixes.push(
-        `liqoctl unpeer --remote-kubeconfig <${fc.metadata.name} kubeconfig> (or remove the annotation if the peer is back: ` +
-          `kubectl annotate foreigncluster ${fc.metadata.name} ${UNREACHABLE_ANNOTATION}-)`,
+        step(liqoctl("local", "unpeer", "--remote-kubeconfig", `<${fc.metadata.name} kubeconfig>`)),
+        step(
+          kubectl("local", "annotate", "foreigncluster", fc.metadata.name, `${UNREACHABLE_ANNOTATION}-`),
+          "or remove the annotation if the peer is back:",
+        ),
       );
     }
   }
@@ -174,8 +212,19 @@ function run(ctx: CheckContext): Outcome {
       if (!line) continue;
       evidence.push(line);
       fixes.push(
-        `kubectl -n ${o.metadata.namespace} patch ${label.toLowerCase()} ${o.metadata.name} --type=merge -p '{"metadata":{"finalizers":null}}'` +
-          "   # force-unpeer order: NamespaceMaps first, then ResourceSlices",
+        step(
+          kubectlIn(
+            "local",
+            o.metadata.namespace ?? "",
+            "patch",
+            label.toLowerCase(),
+            o.metadata.name,
+            "--type=merge",
+            "-p",
+            NO_FINALIZERS,
+          ),
+          "force-unpeer order: NamespaceMaps first, then ResourceSlices",
+        ),
       );
     }
   }
@@ -193,7 +242,7 @@ function run(ctx: CheckContext): Outcome {
     status: "warn",
     summary: `${count} piece${count === 1 ? "" : "s"} of stale peering debris`,
     evidence,
-    remediation: [...new Set(fixes)].join("\n"),
+    remediation: unique(fixes),
   };
 }
 

@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { BASE_TIME, baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_04 } from "./env04.ts";
@@ -53,7 +54,7 @@ Deno.test("ENV-04 warns on a tenant namespace stuck terminating without ForeignC
     /liqo-tenant-paris-1c2d3e: deleting for 2h0m, finalizers \[kubernetes\] \(no ForeignCluster paris-1c2d3e\)/,
   );
   assert.match(t, /tenant\.liqo\.io\/finalizer in 1 resource/);
-  assert.match(o.remediation!, /patch tenants\.authentication\.liqo\.io paris-1c2d3e/);
+  assert.match(fixText(o.remediation), /patch tenants\.authentication\.liqo\.io paris-1c2d3e/);
 });
 
 Deno.test("ENV-04 ignores deletions younger than 5 minutes", async () => {

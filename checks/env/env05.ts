@@ -12,6 +12,7 @@ import {
 } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
 import { GATEWAY_LABELS } from "../../liqo/names.ts";
+import { fix, helm, kubectl, step } from "../remediation.ts";
 
 /** Parses a kernel release ("6.8.0-51-generic", "4.18.0-553.el8_10.x86_64") into [major, minor, patch]. */
 export function parseKernel(release: unknown): [number, number, number] | null {
@@ -76,17 +77,21 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `node kernel below 5.10 on ${names.join(", ")}: Liqo gateway and fabric refuse to start there`,
       evidence: [...low, ...unknown, ...ok],
-      remediation: [
+      remediation: fix(
         `Upgrade the kernel of ${names.join(", ")} to 5.10 or newer (e.g. Ubuntu 20.04: ` +
-        "sudo apt install --install-recommends linux-generic-hwe-20.04 && sudo reboot), or replace the node(s) with a newer OS image.",
+          "sudo apt install --install-recommends linux-generic-hwe-20.04 && sudo reboot), or replace the node(s) with a newer OS image.",
         "Meanwhile keep workloads (and the gateway) off them:",
-        ...names.map((n) => `  kubectl drain ${n} --ignore-daemonsets --delete-emptydir-data`),
-        "Last resort only (unsupported: Liqo needs the nftables features of 5.10): " +
-        `helm upgrade liqo liqo/liqo -n ${
-          liqoNs(ctx.cluster) ?? "liqo"
-        } --reuse-values --set requirements.kernel.enabled=false` +
-        " (liqoctl's --disable-kernel-version-check only skips its own pre-install check)",
-      ].join("\n"),
+        ...names.map((n) => kubectl("local", "drain", n, "--ignore-daemonsets", "--delete-emptydir-data")),
+        step(
+          helm(
+            "local",
+            ...["upgrade", "liqo", "liqo/liqo", "-n", liqoNs(ctx.cluster) ?? "liqo"],
+            ...["--reuse-values", "--set", "requirements.kernel.enabled=false"],
+          ),
+          "Last resort only (unsupported: Liqo needs the nftables features of 5.10; liqoctl's " +
+            "--disable-kernel-version-check only skips its own pre-install check):",
+        ),
+      ),
     };
   }
   if (unknown.length > 0) {

@@ -14,6 +14,7 @@ import {
   PREINSTALLED_ANNOTATION,
   SHADOW_POD_LABEL,
 } from "../../liqo/names.ts";
+import { fix, helm, liqoctl, remoteKubeconfig, step } from "../remediation.ts";
 
 type Platform = "openshift" | "aks" | "eks" | "gke" | "k3s" | null;
 
@@ -100,10 +101,25 @@ function run(ctx: CheckContext): Outcome {
         summary:
           "OpenShift with the Liqo networking module enabled: networking on OpenShift is not supported yet",
         evidence: [evidence, "controller-manager: --networking-enabled is not false"],
-        remediation: "Disable the networking module (offloading keeps working):\n" +
-          `  helm -n ${ns} upgrade liqo liqo/liqo --reuse-values --set networking.enabled=false\n` +
-          "  and peer with: liqoctl peer --remote-kubeconfig <provider> --networking-disabled\n" +
+        remediation: fix(
+          "Disable the networking module (offloading keeps working):",
+          helm(
+            "local",
+            "-n",
+            ns,
+            "upgrade",
+            "liqo",
+            "liqo/liqo",
+            "--reuse-values",
+            "--set",
+            "networking.enabled=false",
+          ),
+          step(
+            liqoctl("consumer", "peer", remoteKubeconfig("provider"), "--networking-disabled"),
+            "and peer with:",
+          ),
           "See https://docs.liqo.io/en/stable/installation/compatibility.html",
+        ),
       };
     case "k3s":
       return {
@@ -141,10 +157,11 @@ function run(ctx: CheckContext): Outcome {
             `Service ${s.metadata.namespace}/${s.metadata.name}: ${s.spec?.type} in an offloaded namespace`
           ),
         ],
-        remediation:
+        remediation: fix(
           "Known limit (NodePortExposition/LoadBalancerExposition): expose those Services from a cluster " +
-          "without Dataplane V2, or keep their backing pods local (NamespaceOffloading podOffloadingStrategy Local). " +
-          "See https://docs.liqo.io/en/stable/installation/compatibility.html",
+            "without Dataplane V2, or keep their backing pods local (NamespaceOffloading podOffloadingStrategy Local). " +
+            "See https://docs.liqo.io/en/stable/installation/compatibility.html",
+        ),
       };
     }
     case "aks":
@@ -181,11 +198,12 @@ function run(ctx: CheckContext): Outcome {
             .filter((s) => s).join(", ")
         })`,
         evidence: lines,
-        remediation:
+        remediation: fix(
           "Offloaded pods may fail to reach the home API server: pin API-dependent pods locally or set " +
-          "annotation liqo.io/api-server-support: disabled on them; external IP remapping may not work on " +
-          `${name} — reach the external host from the cluster that can route to it. ` +
-          "See https://docs.liqo.io/en/stable/installation/compatibility.html",
+            "annotation liqo.io/api-server-support: disabled on them; external IP remapping may not work on " +
+            `${name} — reach the external host from the cluster that can route to it. ` +
+            "See https://docs.liqo.io/en/stable/installation/compatibility.html",
+        ),
       };
     }
   }

@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_06 } from "./env06.ts";
@@ -16,7 +17,7 @@ Deno.test("ENV-06 warns on OpenShift with networking, passes with networking dis
   find(objs, "Node", "milan-worker-1").status.nodeInfo.osImage = "Red Hat Enterprise Linux CoreOS 417.94";
   let o = await run("ENV-06", objs);
   assert.equal(o.status, "warn");
-  assert.match(o.remediation!, /networking\.enabled=false/);
+  assert.match(fixText(o.remediation), /networking\.enabled=false/);
   setCm(objs, (a) => a.map((x) => x === "--networking-enabled=true" ? "--networking-enabled=false" : x));
   o = await run("ENV-06", objs);
   assert.equal(o.status, "pass");

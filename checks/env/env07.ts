@@ -9,6 +9,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
 import { isVirtualNode, liqoComponentOf, type NodeDown, nodeDown, nodeDownText } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
+import { fix, kubectl, kubectlIn, step } from "../remediation.ts";
 
 /** Pods that still occupy a node (not finished). */
 const live = (p: Pod): boolean => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed";
@@ -74,16 +75,27 @@ function run(ctx: CheckContext): Outcome {
   }
   const ready = nodes.length - downs.length;
   evidence.push(`${ready}/${nodes.length} nodes Ready`);
-  const remediation = found.map((f) =>
-    [
-      `kubectl describe node ${f.down.name}   # conditions and taints; then check the machine, its kubelet and container runtime`,
-      `kubectl get pods -A -o wide --field-selector spec.nodeName=${f.down.name}`,
-      ...f.gateways.map((g) =>
-        `# the gateway does not move by itself while its pod is bound to the lost node; to reschedule it now:\n` +
-        `kubectl -n ${g.metadata.namespace} delete pod ${g.metadata.name} --force --grace-period=0`
+  const remediation = found.flatMap((f) =>
+    fix(
+      step(
+        kubectl("local", "describe", "node", f.down.name),
+        "conditions and taints; then check the machine, its kubelet and container runtime",
       ),
-    ].join("\n")
-  ).join("\n");
+      kubectl("local", "get", "pods", "-A", "-o", "wide", "--field-selector", `spec.nodeName=${f.down.name}`),
+      ...f.gateways.flatMap((g) => [
+        "the gateway does not move by itself while its pod is bound to the lost node; to reschedule it now:",
+        kubectlIn(
+          "local",
+          g.metadata.namespace ?? "",
+          "delete",
+          "pod",
+          g.metadata.name,
+          "--force",
+          "--grace-period=0",
+        ),
+      ]),
+    )
+  );
   if (hosting.length > 0) {
     // Gateways first (they carry the peering), each with its pod; the other components by name.
     const what = hosting.map((f) => {

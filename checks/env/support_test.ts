@@ -3,6 +3,7 @@
  * several of them share. Holds no test case; named *_test.ts so that it counts as
  * test code, which may import tests/support (see tests/architecture_test.ts).
  */
+import { fixText } from "../../report/remediation.ts";
 import type { CheckDef, Outcome } from "../types.ts";
 import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
 import { contextOf, find, inventoryOf, type Loose, peersOf, viewOf } from "../../tests/support/fixtures.ts";
@@ -28,7 +29,7 @@ export function runner(defs: readonly CheckDef[]): Run {
 }
 
 export const text = (o: Outcome): string =>
-  [o.summary, ...(o.evidence ?? []), o.remediation ?? ""].join("\n");
+  [o.summary, ...(o.evidence ?? []), fixText(o.remediation)].join("\n");
 
 export function setCm(objects: K8sObject[], mutate: (args: string[]) => string[]): void {
   const cm = find(objects, "Deployment", "liqo-controller-manager", "liqo");

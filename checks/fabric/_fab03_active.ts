@@ -6,6 +6,7 @@
  * naming the node. Pure: the passive outcome and the matrix's reading in, the outcome out.
  */
 import type { Outcome } from "../types.ts";
+import { fix, kubectl } from "../remediation.ts";
 import type { GenevePathReading } from "../facts.ts";
 
 /** The active check FAB-03 takes as an input. */
@@ -86,20 +87,25 @@ export function amendFab03(
   const bothWays = broken.every((n) => n.bothWays !== null);
   const summary = `active: from ${names} nothing reaches ${peer} through the Geneve tunnel to the gateway ` +
     `(PROBE-MATRIX row red${bothWays ? ", red both ways" : ""})`;
-  const fixes = broken.flatMap((n) => [
-    `# ${n.node} reaches nothing in ${peer}: its Geneve tunnel to the gateway — the InternalNode ` +
-    `(status.nodeIP), the fabric pod of that node, its GeneveTunnels`,
-    `kubectl get internalnode ${n.node} -o yaml`,
-    `kubectl -n ${end.liqoNamespace} get pods -l app.kubernetes.io/name=fabric -o wide ` +
-    `--field-selector spec.nodeName=${n.node}`,
-    `kubectl get genevetunnels -A -l networking.liqo.io/internal-node-name=${n.node}`,
-  ]);
+  const fixes = broken.flatMap((n) =>
+    fix(
+      `${n.node} reaches nothing in ${peer}: its Geneve tunnel to the gateway — the InternalNode ` +
+        `(status.nodeIP), the fabric pod of that node, its GeneveTunnels`,
+      kubectl("local", "get", "internalnode", n.node, "-o", "yaml"),
+      kubectl(
+        "local",
+        ...["-n", end.liqoNamespace, "get", "pods", "-l", "app.kubernetes.io/name=fabric", "-o", "wide"],
+        ...["--field-selector", `spec.nodeName=${n.node}`],
+      ),
+      kubectl("local", "get", "genevetunnels", "-A", "-l", `networking.liqo.io/internal-node-name=${n.node}`),
+    )
+  );
   return {
     ...result,
     status: "fail",
     summary,
     evidence: [...evidence, `passive: ${result.summary}`, ...lines],
-    remediation: [result.remediation, ...fixes].filter((l): l is string => !!l).join("\n"),
+    remediation: [...result.remediation ?? [], ...fixes],
     skipKind: undefined,
     decidedBy: MATRIX_ID,
   };

@@ -3,6 +3,8 @@
  * (active/matrix/judge.ts genevePathReading) amends FAB-03's passive outcome
  * (checks/fabric/_fab03_active.ts), and FAB-03 finds its own end's reading among its input's facts.
  */
+import { fixText } from "../../report/remediation.ts";
+import { fix, kubectlIn } from "../remediation.ts";
 import assert from "node:assert/strict";
 import type { CheckResult, Outcome } from "../types.ts";
 import type { ActiveMatrix, MatrixCell, MatrixGrid } from "../../active/model.ts";
@@ -24,7 +26,7 @@ function activeFab03(result: CheckResult, matrix: ActiveMatrix, end: FabricEnd) 
     status: result.status,
     summary: result.summary,
     evidence: result.evidence,
-    ...(result.remediation ? { remediation: result.remediation } : {}),
+    ...(result.remediation.length ? { remediation: result.remediation } : {}),
   };
   const o = amendFab03(passive, genevePathReading(matrix, end), end.liqoNamespace);
   if (o === passive) return { result, failedByActive: false };
@@ -34,7 +36,7 @@ function activeFab03(result: CheckResult, matrix: ActiveMatrix, end: FabricEnd) 
       status: o.status,
       summary: o.summary,
       evidence: o.evidence ?? [],
-      remediation: o.remediation ?? null,
+      remediation: o.remediation ?? [],
       skipKind: o.status === "skip" ? result.skipKind : null,
     },
     failedByActive: o.decidedBy === "PROBE-MATRIX",
@@ -82,7 +84,7 @@ function fab03(over: Partial<CheckResult> = {}): CheckResult {
     cluster: "rome",
     summary: "no NetworkPolicy selects the gateway pod",
     evidence: [],
-    remediation: null,
+    remediation: [],
     blockedBy: null,
     skipKind: null,
     durationMs: 1,
@@ -122,7 +124,7 @@ Deno.test("FAB-03 active: a red row while the control grid is green → fail nam
   assert.ok(
     result.evidence.some((l) => /other probed nodes of rome \(rome-w1 and rome-w3\) reached milan/.test(l)),
   );
-  assert.deepEqual(result.remediation?.split("\n").slice(1), [
+  assert.deepEqual(fixText(result.remediation).split("\n").slice(1), [
     "kubectl get internalnode rome-w2 -o yaml",
     "kubectl -n liqo get pods -l app.kubernetes.io/name=fabric -o wide --field-selector spec.nodeName=rome-w2",
     "kubectl get genevetunnels -A -l networking.liqo.io/internal-node-name=rome-w2",
@@ -144,7 +146,7 @@ Deno.test("FAB-03 active: red both ways (row out, column back) says so; several 
   );
   const two = activeFab03(fab03(), direct((r) => r < 2 ? RED : OK), ROME);
   assert.match(two.result.summary, /^active: from rome-w1 and rome-w2 nothing reaches milan/);
-  assert.equal(two.result.remediation?.match(/get genevetunnels/g)?.length, 2);
+  assert.equal(fixText(two.result.remediation).match(/get genevetunnels/g)?.length, 2);
 });
 
 Deno.test("FAB-03 active: a passive failure stays a failure; its remediation comes first", () => {
@@ -152,7 +154,7 @@ Deno.test("FAB-03 active: a passive failure stays a failure; its remediation com
     status: "fail",
     summary: "NetworkPolicy deny-all denies all ingress to gateway pod gw-0",
     evidence: ["deny-all: ingress []"],
-    remediation: "kubectl -n liqo-tenant edit networkpolicy deny-all",
+    remediation: fix(kubectlIn("local", "liqo-tenant", "edit", "networkpolicy", "deny-all")),
   });
   const { result } = activeFab03(passive, direct((r) => r === 2 ? RED : OK), ROME);
   assert.equal(result.status, "fail");
@@ -160,7 +162,7 @@ Deno.test("FAB-03 active: a passive failure stays a failure; its remediation com
   assert.ok(
     result.evidence.includes("passive: NetworkPolicy deny-all denies all ingress to gateway pod gw-0"),
   );
-  const lines = result.remediation!.split("\n");
+  const lines = fixText(result.remediation).split("\n");
   assert.equal(lines[0], "kubectl -n liqo-tenant edit networkpolicy deny-all");
   assert.match(lines[1], /^# rome-w3 reaches nothing in milan: its Geneve tunnel to the gateway/);
 });
@@ -170,7 +172,7 @@ Deno.test("FAB-03 active: every node reached → one evidence line, the passive 
     const passive = fab03({
       status,
       evidence: ["passive line"],
-      remediation: status === "pass" ? null : "fix it",
+      remediation: status === "pass" ? [] : fix("fix it"),
     });
     const { result, failedByActive } = activeFab03(passive, direct(), ROME);
     assert.equal(failedByActive, false);

@@ -20,6 +20,7 @@ import {
 } from "../../liqo/lookups.ts";
 import { containerLog } from "../common/logs.ts";
 import { FABRIC_NAME_LABEL, fabricPods } from "./shared.ts";
+import { fix, helm, kubectl, kubectlIn, step } from "../remediation.ts";
 
 /** The liqo-fabric DaemonSet (label app.kubernetes.io/name=fabric in the Liqo namespace), if any. */
 export function fabricDaemonSet(inv: Objects, liqoNs: string | null): DaemonSet | null {
@@ -112,8 +113,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `liqo-fabric DaemonSet missing in ${liqoNamespace}: pods on every node won't reach the peer`,
       evidence: [`no DaemonSet labelled ${FABRIC_NAME_LABEL}=fabric in ${liqoNamespace}`],
-      remediation:
-        `helm -n ${liqoNamespace} status liqo\nhelm -n ${liqoNamespace} upgrade liqo liqo/liqo --reuse-values`,
+      remediation: fix(
+        helm("local", "-n", liqoNamespace, "status", "liqo"),
+        helm("local", "-n", liqoNamespace, "upgrade", "liqo", "liqo/liqo", "--reuse-values"),
+      ),
     };
   }
   const pods = fabricPods(inv, liqoNamespace);
@@ -157,10 +160,13 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   const names = problems.map((p) => p.node).join(", ");
   // Only lost nodes: ENV-07 fails for them (it names what else they host); this is their symptom.
   const onlyDown = problems.every((p) => p.nodeDown);
-  const remediation = problems.map((p) => {
-    if (p.nodeDown) return `kubectl describe node ${p.node}   # NotReady: see ENV-07`;
+  const remediation = problems.flatMap((p) => {
+    if (p.nodeDown) return fix(step(kubectl("local", "describe", "node", p.node), "NotReady: see ENV-07"));
     if (p.pod) {
-      return `kubectl -n ${liqoNamespace} describe pod ${p.pod.metadata.name}\nkubectl -n ${liqoNamespace} logs ${p.pod.metadata.name} --previous`;
+      return fix(
+        kubectlIn("local", liqoNamespace, "describe", "pod", p.pod.metadata.name),
+        kubectlIn("local", liqoNamespace, "logs", p.pod.metadata.name, "--previous"),
+      );
     }
     const taint = p.line.match(/taint (\S+?):(NoSchedule|NoExecute)/);
     if (taint) {
@@ -171,12 +177,19 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         ...(value ? { value } : {}),
         effect: taint[2],
       });
-      return `# either remove the taint:\nkubectl taint nodes ${p.node} ${taint[1]}:${taint[2]}-\n` +
-        `# or let liqo-fabric tolerate it (persist it in your Helm values too):\n` +
-        `kubectl -n ${liqoNamespace} patch daemonset ${ds.metadata.name} --type=json -p '[{"op":"add","path":"/spec/template/spec/tolerations/-","value":${tol}}]'`;
+      const patch = `[{"op":"add","path":"/spec/template/spec/tolerations/-","value":${tol}}]`;
+      return fix(
+        "either remove the taint:",
+        kubectl("local", "taint", "nodes", p.node, `${taint[1]}:${taint[2]}-`),
+        "or let liqo-fabric tolerate it (persist it in your Helm values too):",
+        kubectlIn("local", liqoNamespace, "patch", "daemonset", ds.metadata.name, "--type=json", "-p", patch),
+      );
     }
-    return `kubectl describe node ${p.node}\nkubectl -n ${liqoNamespace} describe daemonset ${ds.metadata.name}`;
-  }).join("\n");
+    return fix(
+      kubectl("local", "describe", "node", p.node),
+      kubectlIn("local", liqoNamespace, "describe", "daemonset", ds.metadata.name),
+    );
+  });
   return {
     status: onlyDown ? "warn" : "fail",
     summary: onlyDown

@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { find, runOnBase } from "../../tests/support/fixtures.ts";
 import type { K8sObject } from "../../kube/source.ts";
@@ -21,7 +22,7 @@ Deno.test("FAB-01: untolerated taint names node and taint", async () => {
   assert.equal(o.status, "fail");
   assert.match(o.summary, /rome-worker-2.*won't reach the peer/);
   assert.ok(o.evidence!.some((e) => e.includes("dedicated=gpu:NoSchedule not tolerated")));
-  assert.match(o.remediation!, /kubectl taint nodes rome-worker-2 dedicated=gpu:NoSchedule-/);
+  assert.match(fixText(o.remediation), /kubectl taint nodes rome-worker-2 dedicated=gpu:NoSchedule-/);
 });
 
 Deno.test("FAB-01: crashing fabric pod reports last termination", async () => {
@@ -40,7 +41,7 @@ Deno.test("FAB-01: crashing fabric pod reports last termination", async () => {
   });
   assert.equal(o.status, "fail");
   assert.ok(o.evidence!.some((e) => e.includes("CrashLoopBackOff") && e.includes("kernel version")));
-  assert.match(o.remediation!, /logs liqo-fabric-m4q9d --previous/);
+  assert.match(fixText(o.remediation), /logs liqo-fabric-m4q9d --previous/);
 });
 
 Deno.test("FAB-01: networking disabled and no DaemonSet is a skip", async () => {

@@ -4,6 +4,7 @@
  * InternalFabric points at the active gateway pod's IP, and every non-virtual node has an
  * InternalNode with its addresses and a GeneveTunnel.
  */
+import { fix, type FixPart, kubectl, kubectlIn, pipe, shell } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { InternalFabric } from "../../liqo/views/networking.ts";
@@ -92,14 +93,17 @@ function run(ctx: CheckContext): Outcome {
   const evidence: string[] = [
     `active gateway pod ${gw.namespace}/${pod.metadata.name}: IP ${podIP ?? "?"} on ${gwNode ?? "?"}`,
   ];
-  const fixes: string[] = [];
+  const lns = liqoNamespace ?? "liqo";
+  const cmLogs = pipe(
+    kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"),
+    shell("grep", "-i", "internalfabric"),
+  );
+  const fixes: FixPart[] = [];
   const fabrics = inv.items("internalfabrics").filter((f) => f.metadata.labels?.[REMOTE_ID_LABEL] === peerId);
   const fabric = fabrics.find((f) => f.metadata.namespace === gw.namespace) ?? fabrics[0] ?? null;
   if (!fabric) {
     problems.push(`no InternalFabric labelled ${REMOTE_ID_LABEL}=${peerId}`);
-    fixes.push(
-      `kubectl -n ${liqoNamespace ?? "liqo"} logs deploy/liqo-controller-manager | grep -i internalfabric`,
-    );
+    fixes.push(cmLogs);
   } else {
     const ip = fabric.spec?.gatewayIP;
     evidence.push(
@@ -112,9 +116,9 @@ function run(ctx: CheckContext): Outcome {
         } (stale after a gateway restart): every node's Geneve tunnel points at a dead address`,
       );
       fixes.push(
-        `# the controller-manager rewrites it from the gateway status; make it reconcile:`,
-        `kubectl -n ${liqoNamespace ?? "liqo"} logs deploy/liqo-controller-manager | grep -i internalfabric`,
-        `kubectl -n ${liqoNamespace ?? "liqo"} rollout restart deploy/liqo-controller-manager`,
+        "the controller-manager rewrites it from the gateway status; make it reconcile:",
+        cmLogs,
+        kubectlIn("local", lns, "rollout", "restart", "deploy/liqo-controller-manager"),
       );
     }
   }
@@ -128,15 +132,15 @@ function run(ctx: CheckContext): Outcome {
   }
   if (problems.some((p) => p.startsWith("node "))) {
     fixes.push(
-      `kubectl get internalnodes -o wide`,
-      `kubectl -n ${liqoNamespace ?? "liqo"} get pods -l ${FABRIC_NAME_LABEL}=fabric -o wide`,
+      kubectl("local", "get", "internalnodes", "-o", "wide"),
+      kubectlIn("local", lns, "get", "pods", "-l", `${FABRIC_NAME_LABEL}=fabric`, "-o", "wide"),
     );
   }
   return {
     status: "fail",
     summary: problems[0],
     evidence: [...evidence, ...listed(problems)],
-    remediation: fixes.join("\n"),
+    remediation: fix(...fixes),
   };
 }
 

@@ -4,6 +4,7 @@
  * Its active half takes PROBE-MATRIX as an input (an active run): the matrix's reading of each node's
  * Geneve path amends the passive outcome (_fab03_active.ts).
  */
+import { fix, kubectlIn } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import {
@@ -78,11 +79,13 @@ function runPassive(ctx: CheckContext): Outcome {
       ? `NetworkPolicy ${names} denies all ingress to gateway pod ${pod.metadata.name}: Geneve UDP ${GENEVE_PORT} from the nodes is dropped`
       : `NetworkPolicy ${names} on gateway pod ${pod.metadata.name} may drop Geneve UDP ${GENEVE_PORT} from the nodes`,
     evidence,
-    remediation: [
-      `# admit UDP ${GENEVE_PORT} from the node addresses (and the fabric source IPs) to the gateway pods, e.g. add:`,
-      `#   ingress: [{from: [{ipBlock: {cidr: <node CIDR>}}], ports: [{protocol: UDP, port: ${GENEVE_PORT}}]}]`,
-      ...policies.map((p) => `kubectl -n ${p.metadata.namespace} edit networkpolicy ${p.metadata.name}`),
-    ].join("\n"),
+    remediation: fix(
+      `admit UDP ${GENEVE_PORT} from the node addresses (and the fabric source IPs) to the gateway pods, e.g. add:`,
+      `ingress: [{from: [{ipBlock: {cidr: <node CIDR>}}], ports: [{protocol: UDP, port: ${GENEVE_PORT}}]}]`,
+      ...policies.map((p) =>
+        kubectlIn("local", p.metadata.namespace ?? "", "edit", "networkpolicy", p.metadata.name)
+      ),
+    ),
   };
 }
 

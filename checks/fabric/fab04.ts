@@ -4,6 +4,7 @@
  * peer's active gateway pod, by the objects' category/subcategory/unique labels (Liqo's
  * `pkg/firewall/label.go`, `pkg/route/label.go`, `pkg/gateway/label.go`, `pkg/fabric/label.go`).
  */
+import { kubectlIn, type RemediationStep, step, unique } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { Pod } from "../../liqo/views/core.ts";
@@ -74,7 +75,7 @@ function run(ctx: CheckContext): Outcome {
   const others = otherTenantNamespaces(inv, peerId);
   const failures: string[] = [];
   const young: string[] = [];
-  const logs = new Set<string>();
+  const logs: RemediationStep[] = [];
   let checked = 0;
   for (const kind of ["route", "firewall"] as const) {
     for (const o of inv.items(kind === "route" ? "routeconfigurations" : "firewallconfigurations")) {
@@ -89,9 +90,12 @@ function run(ctx: CheckContext): Outcome {
         checked++;
         const c = conds.find((x) => x?.host === a.pod.metadata.name);
         if (c?.type === "Applied" && c.status === "True") continue;
-        const logCmd = a.kind === "fabric"
-          ? `kubectl -n ${a.pod.metadata.namespace} logs ${a.pod.metadata.name}`
-          : `kubectl -n ${a.pod.metadata.namespace} logs ${a.pod.metadata.name} -c gateway`;
+        const podNs = a.pod.metadata.namespace ?? "";
+        const logCmd = step(
+          a.kind === "fabric"
+            ? kubectlIn("local", podNs, "logs", a.pod.metadata.name)
+            : kubectlIn("local", podNs, "logs", a.pod.metadata.name, "-c", "gateway"),
+        );
         const age = Math.min(
           ageMs(now, o.metadata.creationTimestamp) ?? Infinity,
           ageMs(now, a.pod.status?.startTime ?? a.pod.metadata.creationTimestamp) ?? Infinity,
@@ -102,7 +106,7 @@ function run(ctx: CheckContext): Outcome {
               formatAge(ageMs(now, c.lastTransitionTime))
             }`,
           );
-          logs.add(logCmd);
+          logs.push(logCmd);
         } else if (age < 30_000) {
           young.push(`${label}: no Applied entry yet for ${a.pod.metadata.name} (${formatAge(age)} old)`);
         } else {
@@ -111,7 +115,7 @@ function run(ctx: CheckContext): Outcome {
               c ? ` (entry type ${c.type || "''"} status ${c.status || "''"})` : ""
             }`,
           );
-          logs.add(logCmd);
+          logs.push(logCmd);
         }
       }
     }
@@ -126,7 +130,7 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: failures[0],
       evidence: [...evidence, ...failures, ...young],
-      remediation: [...logs].join("\n"),
+      remediation: unique(logs),
     };
   }
   if (young.length) return { status: "warn", summary: young[0], evidence: [...evidence, ...young] };

@@ -1,3 +1,4 @@
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { find, runOnBase } from "../../tests/support/fixtures.ts";
 import type { K8sObject } from "../../kube/source.ts";
@@ -13,7 +14,7 @@ Deno.test("FAB-04: Applied=False fails with the gateway log command", async () =
   assert.equal(o.status, "fail");
   assert.match(o.summary, /milan-8d1f03-remap-podcidr.*Applied=False on gw-milan-8d1f03-7c9d5b6f8d-q4xzt/);
   assert.match(
-    o.remediation!,
+    fixText(o.remediation),
     /-n liqo-tenant-milan-8d1f03 logs gw-milan-8d1f03-7c9d5b6f8d-q4xzt -c gateway/,
   );
 });
@@ -27,7 +28,7 @@ Deno.test("FAB-04: missing entry for a fabric pod fails; deleted pods' entries i
   });
   assert.equal(o.status, "fail");
   assert.match(o.summary, /milan-8d1f03-node-gw.*liqo-fabric-m4q9d/);
-  assert.match(o.remediation!, /-n liqo logs liqo-fabric-m4q9d/);
+  assert.match(fixText(o.remediation), /-n liqo logs liqo-fabric-m4q9d/);
   o = await run("FAB-04", "rome", (objs) => {
     const fw = find(objs, "FirewallConfiguration", "milan-8d1f03-masquerade-bypass");
     fw.status.conditions.push({ host: "liqo-fabric-gone1", type: "Applied", status: "False" });

@@ -21,7 +21,7 @@ import {
 import { containerLog } from "../common/logs.ts";
 import { gatewayDeployment, networkingDisabled } from "../common/gateway.ts";
 import { eventLines } from "./shared.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectl, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell, step } from "../remediation.ts";
 
 /** The three containers of a gateway pod (the gateway templates). */
 const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
@@ -38,19 +38,35 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     `${gw.role === "server" ? "GatewayServer" : "GatewayClient"} ${gw.namespace}/${gw.name}`,
   ];
   const dep = gatewayDeployment(ctx, gw);
-  const logs = `${kubectlIn(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard --previous`;
+  const logs = kubectlIn(
+    "local",
+    gw.namespace,
+    "logs",
+    `deploy/${gw.workloadName}`,
+    "-c",
+    "wireguard",
+    "--previous",
+  );
   if (!dep) {
     return {
       status: "fail",
       summary: `gateway Deployment ${gw.namespace}/${gw.workloadName} is missing`,
       evidence: [...evidence, `no Deployment ${gw.workloadName} in ${gw.namespace}`],
-      remediation:
-        `${kubectlIn(gw.namespace)} get wg${
-          gw.role === "server" ? "gatewayserver" : "gatewayclient"
-        } ${gw.name} -o yaml\n` +
-        `kubectl -n ${
-          ctx.cluster.liqoNamespace ?? "liqo"
-        } logs deploy/liqo-controller-manager | grep ${gw.name}`,
+      remediation: fix(
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          `wg${gw.role === "server" ? "gatewayserver" : "gatewayclient"}`,
+          gw.name,
+          "-o",
+          "yaml",
+        ),
+        pipe(
+          kubectlIn("local", ctx.cluster.liqoNamespace ?? "liqo", "logs", "deploy/liqo-controller-manager"),
+          shell("grep", gw.name),
+        ),
+      ),
     };
   }
   const desired = typeof dep.spec?.replicas === "number" ? dep.spec.replicas : 1;
@@ -61,7 +77,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `gateway Deployment ${gw.workloadName} is scaled to 0 replicas`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} scale deploy/${gw.workloadName} --replicas=1`,
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "scale", `deploy/${gw.workloadName}`, "--replicas=1"),
+      ),
     };
   }
   const pods = gatewayPods(ctx.cluster.inv, gw).filter((p) => !p.metadata.deletionTimestamp);
@@ -74,8 +92,17 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `no pod for gateway Deployment ${gw.workloadName} (${ready}/${desired} ready)`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} describe deploy/${gw.workloadName}\n` +
-        `${kubectlIn(gw.namespace)} get events --field-selector involvedObject.kind=ReplicaSet`,
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "describe", `deploy/${gw.workloadName}`),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          "events",
+          "--field-selector",
+          "involvedObject.kind=ReplicaSet",
+        ),
+      ),
     };
   }
   const active = activeGatewayPod(ctx.cluster.inv, gw);
@@ -94,11 +121,19 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           down.taints.length ? `, taints ${down.taints.join(", ")}` : ""
         }`,
       ],
-      remediation: `kubectl describe node ${down.name}
-` +
-        `# to reschedule the gateway on a Ready node now (the Deployment recreates the pod):
-` +
-        `${kubectlIn(gw.namespace)} delete pod ${onDown.metadata.name} --force --grace-period=0`,
+      remediation: fix(
+        kubectl("local", "describe", "node", down.name),
+        "to reschedule the gateway on a Ready node now (the Deployment recreates the pod):",
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "delete",
+          "pod",
+          onDown.metadata.name,
+          "--force",
+          "--grace-period=0",
+        ),
+      ),
     };
   }
   if (!active) {
@@ -107,7 +142,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: `gateway pod ${p.metadata.name} is not running (${podPhaseText(p)})`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} describe pod ${p.metadata.name}\n${logs}`,
+      remediation: fix(kubectlIn("local", gw.namespace, "describe", "pod", p.metadata.name), logs),
     };
   }
   const summaries = containerSummaries(active);
@@ -126,9 +161,11 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         log.cite ? `; log: "${log.cite}"` : ""
       }`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} logs ${active.metadata.name} -c ${down[0]} --previous\n` +
-        `${kubectlIn(gw.namespace)} describe pod ${active.metadata.name}` +
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "logs", active.metadata.name, "-c", down[0], "--previous"),
+        kubectlIn("local", gw.namespace, "describe", "pod", active.metadata.name),
         kernelHint(`${first?.lastTermination ?? ""} ${log.cite ?? ""}`),
+      ),
     };
   }
   const recent = recentRestarts(ctx, active);
@@ -141,7 +178,9 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         recent.join(", ")
       } restarted within the last hour${log.cite ? `; log: "${log.cite}"` : ""}`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} logs ${active.metadata.name} -c ${recent[0]} --previous`,
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "logs", active.metadata.name, "-c", recent[0], "--previous"),
+      ),
     };
   }
   if (ready < desired) {
@@ -149,7 +188,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "warn",
       summary: `gateway ${active.metadata.name} running, but only ${ready}/${desired} replicas ready`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} describe deploy/${gw.workloadName}`,
+      remediation: fix(kubectlIn("local", gw.namespace, "describe", `deploy/${gw.workloadName}`)),
     };
   }
   return {
@@ -174,10 +213,12 @@ function noGateway(ctx: CheckContext, peerId: string): Outcome {
       }`,
       `no GatewayServer/GatewayClient with ${REMOTE_ID_LABEL}=${peerId} on ${ctx.cluster.name}`,
     ],
-    remediation: `kubectl get gatewayservers,gatewayclients -A --show-labels\n` +
-      `# re-create the network between the clusters (run on the consumer):\n` +
-      `liqoctl network connect --remote-kubeconfig <peer kubeconfig>   # or: liqoctl peer …\n` +
-      `${kubectlIn(ns)} get events`,
+    remediation: fix(
+      kubectl("local", "get", "gatewayservers,gatewayclients", "-A", "--show-labels"),
+      "re-create the network between the clusters (run on the consumer):",
+      step(liqoctl("consumer", "network", "connect", remoteKubeconfig("provider")), "or: liqoctl peer …"),
+      kubectlIn("local", ns, "get", "events"),
+    ),
   };
 }
 
@@ -211,15 +252,15 @@ function podEvidence(ctx: CheckContext, p: Pod): string[] {
   return out;
 }
 
-function kernelHint(termination: string): string {
+function kernelHint(termination: string): string | null {
   if (/operation not supported|wireguard kernel module/i.test(termination)) {
-    return "\n# the node's kernel cannot create a WireGuard interface (no wireguard module): load it on the node " +
+    return "the node's kernel cannot create a WireGuard interface (no wireguard module): load it on the node " +
       "(modprobe wireguard) or switch the gateways to the userspace implementation " +
       "(Helm networking.gatewayTemplates.wireguard.implementation=userspace)";
   }
   return /kernel version|minimum requirements/i.test(termination)
-    ? "\n# the node kernel is below 5.10: move the gateway to a newer node or upgrade the kernel (see ENV-05)"
-    : "";
+    ? "the node kernel is below 5.10: move the gateway to a newer node or upgrade the kernel (see ENV-05)"
+    : null;
 }
 
 /** Containers of a pod whose last termination finished within the last hour. */

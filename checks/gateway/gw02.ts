@@ -16,7 +16,7 @@ import {
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../../probes/cidr.ts";
 import { endpointOf } from "../../liqo/endpoints.ts";
 import { eventLines, gatewayService, serverOnly, servicePort } from "./shared.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell, step } from "../remediation.ts";
 
 interface NodeAddr {
   node: string;
@@ -39,6 +39,15 @@ function nodeAddresses(inv: CheckContext["cluster"]["inv"]): NodeAddr[] {
   return out;
 }
 
+/**
+ * `liqoctl peer … <flags>`: peering runs on the consumer and names the provider with
+ * `--remote-kubeconfig` (liqoctl's `peer` command, pkg/liqoctl/peer), whichever end this result was
+ * observed on — pasted on the provider, it would start a reverse peering.
+ */
+function peerWith(...flags: string[]) {
+  return liqoctl("consumer", "peer", remoteKubeconfig("provider"), ...flags);
+}
+
 function run(ctx: CheckContext): Outcome {
   const l = serverOnly(ctx);
   if ("outcome" in l) return l.outcome;
@@ -53,10 +62,13 @@ function run(ctx: CheckContext): Outcome {
         `GatewayServer ${gw.name}: spec.endpoint.serviceType ${wantType}`,
         `no Service ${gw.workloadName}`,
       ],
-      remediation: `${kubectlIn(gw.namespace)} get wggatewayserver ${gw.name} -o yaml\n` +
-        `kubectl -n ${
-          ctx.cluster.liqoNamespace ?? "liqo"
-        } logs deploy/liqo-controller-manager | grep ${gw.name}`,
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "get", "wggatewayserver", gw.name, "-o", "yaml"),
+        pipe(
+          kubectlIn("local", ctx.cluster.liqoNamespace ?? "liqo", "logs", "deploy/liqo-controller-manager"),
+          shell("grep", gw.name),
+        ),
+      ),
     };
   }
   const type = svc.spec?.type ?? "ClusterIP";
@@ -76,9 +88,10 @@ function run(ctx: CheckContext): Outcome {
     summary:
       `gateway server Service ${svc.metadata.name} is ${type}: reachable only from inside the cluster network`,
     evidence,
-    remediation:
-      `# the peer must reach this endpoint over UDP; expose it with a LoadBalancer or NodePort:\n` +
-      `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type LoadBalancer   # or NodePort`,
+    remediation: fix(
+      "the peer must reach this endpoint over UDP; expose it with a LoadBalancer or NodePort:",
+      step(peerWith("--gw-server-service-type", "LoadBalancer"), "or NodePort"),
+    ),
   };
 }
 
@@ -108,13 +121,14 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: Service, evidence: s
         `LoadBalancer Service ${svc.metadata.name} stuck <pending>: the cloud load balancer does not ` +
         `support UDP, which the gateway needs (see the Service's events)`,
       evidence,
-      remediation:
-        `# this cloud load balancer cannot carry the gateway's UDP port: expose the gateway with a NodePort\n` +
-        `# and open UDP ${np ?? "<nodePort>"} to the nodes in the cloud firewall / security group:\n` +
-        `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort\n` +
-        `# or keep a LoadBalancer of a kind that supports UDP (e.g. a network load balancer; see the provider's ` +
-        `Service annotations)\n` +
-        `${kubectlIn(gw.namespace)} describe svc ${svc.metadata.name}`,
+      remediation: fix(
+        "this cloud load balancer cannot carry the gateway's UDP port: expose the gateway with a NodePort",
+        `and open UDP ${np ?? "<nodePort>"} to the nodes in the cloud firewall / security group:`,
+        peerWith("--gw-server-service-type", "NodePort"),
+        "or keep a LoadBalancer of a kind that supports UDP (e.g. a network load balancer; see the provider's " +
+          "Service annotations)",
+        kubectlIn("local", gw.namespace, "describe", "svc", svc.metadata.name),
+      ),
     };
   }
   return {
@@ -122,15 +136,17 @@ function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: Service, evidence: s
     summary:
       `LoadBalancer Service ${svc.metadata.name} stuck <pending>: no external address for the gateway server`,
     evidence,
-    remediation:
-      `${
-        kubectlIn(gw.namespace)
-      } describe svc ${svc.metadata.name}   # events say why no address was assigned\n` +
-      `# no LoadBalancer controller (bare metal, kind, k3s without servicelb): install one, e.g. MetalLB\n` +
-      `# cloud load balancer without UDP support: use a NodePort and open UDP ${
+    remediation: fix(
+      step(
+        kubectlIn("local", gw.namespace, "describe", "svc", svc.metadata.name),
+        "events say why no address was assigned",
+      ),
+      "no LoadBalancer controller (bare metal, kind, k3s without servicelb): install one, e.g. MetalLB",
+      `cloud load balancer without UDP support: use a NodePort and open UDP ${
         np ?? "<nodePort>"
-      } in the firewall:\n` +
-      `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort`,
+      } in the firewall:`,
+      peerWith("--gw-server-service-type", "NodePort"),
+    ),
   };
 }
 
@@ -192,14 +208,22 @@ function nodePortExposure(
     summary: `NodePort ${np ?? "?"}: all node addresses are private — the peer must reach one of them: ` +
       `it works only if the peer is on the same private network`,
     evidence,
-    remediation:
-      `# if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${
+    remediation: fix(
+      `if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${
         np ?? "<nodePort>"
-      } on your NAT\n` +
-      `# and point the client at the public address (docs: advanced/nat.md):\n` +
-      `liqoctl peer --remote-kubeconfig <kubeconfig> --gw-server-service-type NodePort --gw-server-service-nodeport ${
-        np ?? "<port>"
-      } --gw-client-address <public IP> --gw-client-port <public port>`,
+      } on your NAT`,
+      "and point the client at the public address (docs: advanced/nat.md):",
+      peerWith(
+        "--gw-server-service-type",
+        "NodePort",
+        "--gw-server-service-nodeport",
+        String(np ?? "<port>"),
+        "--gw-client-address",
+        "<public IP>",
+        "--gw-client-port",
+        "<public port>",
+      ),
+    ),
   };
 }
 

@@ -1,4 +1,5 @@
 /** GW-02 gateway server Service exposed. */
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
 import { milan, MILAN_NS, rome, ROME_NS, run, text } from "../../tests/support/gateway_checks.ts";
@@ -10,9 +11,9 @@ Deno.test("GW-02: client side skips; LoadBalancer pending fails with hints", asy
   const o = await run("GW-02", objs);
   assert.equal(o.status, "fail");
   assert.match(o.summary, /<pending>/);
-  assert.match(o.remediation!, /MetalLB/);
-  assert.match(o.remediation!, /--gw-server-service-type NodePort/);
-  assert.match(o.remediation!, /UDP 31840/);
+  assert.match(fixText(o.remediation), /MetalLB/);
+  assert.match(fixText(o.remediation), /--gw-server-service-type NodePort/);
+  assert.match(fixText(o.remediation), /UDP 31840/);
 });
 
 Deno.test("GW-02: NodePort with private nodes warns, public passes, ClusterIP warns, missing fails", async () => {

@@ -9,7 +9,7 @@ import type { Service } from "../../liqo/views/core.ts";
 import { activeGatewayPod, type GatewayRef, liqoVersionOf, nodeReady } from "../../liqo/lookups.ts";
 import { type Endpoint, endpointOf, formatEndpoint, preferredNodeAddress } from "../../liqo/endpoints.ts";
 import { gatewayService, serverOnly, servicePort } from "./shared.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectl, kubectlIn, pipe, shell, step } from "../remediation.ts";
 import { hostnameFirstRisk, hostnameLines } from "../common/endpoint_names.ts";
 
 /** What GatewayServer.status.endpoint should say given the Service (the server controller above). */
@@ -76,15 +76,23 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     );
   }
   evidence.push(...await hostnameLines(ctx, "advertised address", status));
-  const cm = `kubectl -n ${ctx.cluster.liqoNamespace ?? "liqo"}`;
-  const refresh = `${cm} logs deploy/liqo-controller-manager | grep -i ${gw.name}\n` +
-    `${cm} rollout restart deploy/liqo-controller-manager   # re-reconciles status.endpoint from the Service`;
+  const lns = ctx.cluster.liqoNamespace ?? "liqo";
+  const refresh = [
+    pipe(kubectlIn("local", lns, "logs", "deploy/liqo-controller-manager"), shell("grep", "-i", gw.name)),
+    step(
+      kubectlIn("local", lns, "rollout", "restart", "deploy/liqo-controller-manager"),
+      "re-reconciles status.endpoint from the Service",
+    ),
+  ];
   if (!status || status.addresses.length === 0) {
     return {
       status: "fail",
       summary: `GatewayServer ${gw.name} advertises no endpoint (status.endpoint missing)`,
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} get gatewayserver ${gw.name} -o yaml\n${refresh}`,
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "get", "gatewayserver", gw.name, "-o", "yaml"),
+        ...refresh,
+      ),
     };
   }
   if (status.addresses[0] === "") {
@@ -93,7 +101,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       summary:
         `GatewayServer ${gw.name} advertises an empty address: the node running the gateway is NotReady`,
       evidence,
-      remediation: `kubectl get nodes -o wide\n${kubectlIn(gw.namespace)} get pods -o wide`,
+      remediation: fix(
+        kubectl("local", "get", "nodes", "-o", "wide"),
+        kubectlIn("local", gw.namespace, "get", "pods", "-o", "wide"),
+      ),
     };
   }
   const addrOk = sameSet(status.addresses, exp.endpoint.addresses);
@@ -131,7 +142,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       formatEndpoint(status)
     }, the Service is at ${formatEndpoint(exp.endpoint)}`,
     evidence,
-    remediation: `${refresh}\n# then make sure the peer's GatewayClient dials the new endpoint (GW-04)`,
+    remediation: fix(...refresh, "then make sure the peer's GatewayClient dials the new endpoint (GW-04)"),
   };
 }
 

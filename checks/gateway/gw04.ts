@@ -8,7 +8,7 @@ import { gatewayOf, type GatewayRef, liqoNamespaceOf, liqoVersionOf } from "../.
 import { isPrivate, parseIPv4 } from "../../probes/cidr.ts";
 import { containerArgs } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell } from "../remediation.ts";
 import { hostnameFirstRisk, hostnameLines } from "../common/endpoint_names.ts";
 
 interface Side {
@@ -39,8 +39,10 @@ function dualSides(ctx: CheckContext): { server: Side; client: Side } | { outcom
           `${ctx.cluster.name}: ${local.role} ${local.namespace}/${local.name}`,
           `${ctx.remote.name}: ${remote.role} ${remote.namespace}/${remote.name}`,
         ],
-        remediation:
-          `liqoctl network reset --remote-kubeconfig <kubeconfig>\nliqoctl network connect --remote-kubeconfig <kubeconfig>`,
+        remediation: fix(
+          liqoctl("local", "network", "reset", remoteKubeconfig("remote")),
+          liqoctl("local", "network", "connect", remoteKubeconfig("remote")),
+        ),
       },
     };
   }
@@ -79,21 +81,30 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   if (spec && spec.addresses.length > 1) evidence.push(`only addresses[0] (${specAddr}) is dialled`);
   evidence.push(...await hostnameLines(ctx, `${client.cluster} dials`, spec));
   // A hostname before an IP: a client before v1.2 dials only the name (judged with the client's version).
+  const clientOn = client.cluster === ctx.cluster.name ? "local" : "remote";
   const risk = hostnameFirstRisk(
     spec,
     liqoVersionOf(client.inv),
     `${client.cluster}'s controller-manager image`,
-    { namespace: client.gw.namespace },
+    { namespace: client.gw.namespace, on: clientOn },
   );
   if (risk) evidence.push(risk.line);
-  const fixClient =
-    `# on ${client.cluster} (the client), point the GatewayClient at the server's endpoint:\n` +
-    `${
-      kubectlIn(client.gw.namespace)
-    } patch gatewayclient ${client.gw.name} --type merge -p '{"spec":{"endpoint":{"addresses":["${
-      srv.addresses[0]
-    }"],"port":${srv.port}}}}'\n` +
-    `# or re-run the peering: liqoctl network connect --remote-kubeconfig <kubeconfig> (or liqoctl peer)`;
+  const endpoint = { spec: { endpoint: { addresses: [srv.addresses[0]], port: srv.port } } };
+  const fixClient = fix(
+    `on ${client.cluster} (the client), point the GatewayClient at the server's endpoint:`,
+    kubectlIn(
+      clientOn,
+      client.gw.namespace,
+      "patch",
+      "gatewayclient",
+      client.gw.name,
+      "--type",
+      "merge",
+      "-p",
+      JSON.stringify(endpoint),
+    ),
+    "or re-run the peering: liqoctl network connect --remote-kubeconfig <kubeconfig> (or liqoctl peer)",
+  );
   if (!spec || specAddr === null) {
     return {
       status: "fail",
@@ -109,12 +120,19 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         argPort ?? "?"
       }, its GatewayClient says ${specAddr}:${specPort}`,
       evidence,
-      remediation:
-        `# on ${client.cluster}: the gateway Deployment was not re-rendered from the GatewayClient\n` +
-        `${kubectlIn(client.gw.namespace)} get wggatewayclient ${client.gw.name} -o yaml\n` +
-        `kubectl -n ${
-          liqoNamespaceOf(client.inv) ?? "liqo"
-        } logs deploy/liqo-controller-manager | grep ${client.gw.name}`,
+      remediation: fix(
+        `on ${client.cluster}: the gateway Deployment was not re-rendered from the GatewayClient`,
+        kubectlIn(clientOn, client.gw.namespace, "get", "wggatewayclient", client.gw.name, "-o", "yaml"),
+        pipe(
+          kubectlIn(
+            clientOn,
+            liqoNamespaceOf(client.inv) ?? "liqo",
+            "logs",
+            "deploy/liqo-controller-manager",
+          ),
+          shell("grep", client.gw.name),
+        ),
+      ),
     };
   }
   if (srv.addresses.includes(specAddr) && specPort === srv.port) {
@@ -146,11 +164,12 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         }: looks like a deliberate NAT ` +
         `override (--gw-client-address/--gw-client-port) — make sure the NAT forwards it to the server`,
       evidence,
-      remediation:
-        `# verify the NAT maps UDP ${specAddr}:${specPort} → ${
+      remediation: fix(
+        `verify the NAT maps UDP ${specAddr}:${specPort} → ${
           srv.addresses[0]
-        }:${srv.port} (docs: advanced/nat.md)\n` +
-        `# GW-05 probes ${specAddr}:${specPort} from this host; TUN-01/TUN-02 show whether the tunnel comes up`,
+        }:${srv.port} (docs: advanced/nat.md)`,
+        `GW-05 probes ${specAddr}:${specPort} from this host; TUN-01/TUN-02 show whether the tunnel comes up`,
+      ),
     };
   }
   return {

@@ -1,4 +1,5 @@
 /** GW-04 the client dials the server's endpoint (dual). */
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
 import { milan, MILAN_NS, rome, ROME_NS, run } from "../../tests/support/gateway_checks.ts";
@@ -47,8 +48,8 @@ Deno.test("GW-04: args-drift remediation uses the client's Liqo namespace (not a
   find(m, "GatewayServer", "rome-4b2a9e", MILAN_NS).status.endpoint.addresses = ["203.0.113.77"];
   const d = await run("GW-04", r, { remote: m });
   assert.equal(d.status, "fail");
-  assert.match(d.remediation ?? "", /kubectl -n liqo-system logs deploy\/liqo-controller-manager/);
-  assert.doesNotMatch(d.remediation ?? "", /-n liqo /);
+  assert.match(fixText(d.remediation), /kubectl -n liqo-system logs deploy\/liqo-controller-manager/);
+  assert.doesNotMatch(fixText(d.remediation), /-n liqo /);
 });
 
 Deno.test("GW-04: skips without a remote", async () => {

@@ -12,6 +12,7 @@ import { lookupGateway } from "../common/gateway.ts";
 import { tunnelUpProof } from "../common/tunnel_state.ts";
 import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
 import { isHostname } from "../../liqo/endpoints.ts";
+import { fix, shell } from "../remediation.ts";
 
 function run(ctx: CheckContext): Promise<Outcome> | Outcome {
   const l = lookupGateway(ctx);
@@ -53,7 +54,7 @@ async function probeUdp(
   const evidence = [`${field}: ${host}:${port}`, `from this host: ${r.outcome} — ${r.detail}`];
   if (dns) evidence.push(hostnameLine("the endpoint", host, dns));
   if (proof) evidence.push(`tunnel up: ${proof}`);
-  const nc = `nc -u -v ${host} ${port}`;
+  const nc = shell("nc", "-u", "-v", host, String(port));
   if (r.outcome === "reply") {
     return { status: "pass", summary: `UDP ${host}:${port} answered from here`, evidence };
   }
@@ -63,8 +64,10 @@ async function probeUdp(
       summary: `UDP ${host}:${port} refused from this host although the tunnel is up: ` +
         "something between here and the endpoint rejects UDP (the peer's path works)",
       evidence,
-      remediation: `# only matters for clients on this host's network; compare the firewall rules on the way
-${nc}`,
+      remediation: fix(
+        "only matters for clients on this host's network; compare the firewall rules on the way",
+        nc,
+      ),
     };
   }
   if (proof) {
@@ -83,7 +86,7 @@ ${nc}`,
         summary:
           `UDP ${host}:${port} refused (ICMP port unreachable): nothing listens there or a firewall rejects`,
         evidence,
-        remediation: `# check the Service/port mapping and any firewall between here and ${host}\n${nc}`,
+        remediation: fix(`check the Service/port mapping and any firewall between here and ${host}`, nc),
       };
     case "silence": {
       // --udp-precise may have fallen back to the default probe (no --allow-ffi): then ICMP was not watched.

@@ -5,7 +5,7 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { activeGatewayPod, ageMs, formatAge } from "../../liqo/lookups.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn } from "../remediation.ts";
 
 /** GW-06 warns from this many restarts of one container. */
 const REPEATED_RESTARTS = 3;
@@ -56,9 +56,11 @@ function run(ctx: CheckContext): Outcome {
     status: "warn",
     summary: `gateway ${pod.metadata.name} unstable: ${problems.join("; ")}`,
     evidence,
-    remediation: `${kubectlIn(gw.namespace)} describe pod ${pod.metadata.name}\n` +
-      `${kubectlIn(gw.namespace)} logs ${pod.metadata.name} -c wireguard --previous\n` +
-      `${kubectlIn(gw.namespace)} get events --sort-by=.lastTimestamp`,
+    remediation: fix(
+      kubectlIn("local", gw.namespace, "describe", "pod", pod.metadata.name),
+      kubectlIn("local", gw.namespace, "logs", pod.metadata.name, "-c", "wireguard", "--previous"),
+      kubectlIn("local", gw.namespace, "get", "events", "--sort-by=.lastTimestamp"),
+    ),
   };
 }
 

@@ -3,6 +3,7 @@
  * and external CIDRs (its Networks' status.cidr): a mismatch is a stale Configuration after a
  * reinstall (Liqo's `apis/networking/v1beta1/configuration_types.go`, `pkg/utils/ipam/networks.go`).
  */
+import { fix, kubectl, liqoctl, pipe } from "../remediation.ts";
 import type { CheckContext, CheckDef, ClusterView, Outcome } from "../types.ts";
 import { parseCidr } from "../../probes/cidr.ts";
 import { localCidrs, peerConfiguration, strList } from "../../liqo/ipam.ts";
@@ -75,12 +76,14 @@ function run(ctx: CheckContext): Outcome {
       stale.map((s) => `${s.holder.name}'s Configuration for ${s.peerId}`).join(" and ")
     } does not match the real CIDRs`,
     evidence: problems,
-    remediation: stale.map((s) =>
-      `# on ${s.other.name}: print its current Configuration and apply it on ${s.holder.name}\n` +
-      `liqoctl generate configuration --context ${s.other.context} > ${s.other.name}-configuration.yaml\n` +
-      `kubectl --context ${s.holder.context} apply -f ${s.other.name}-configuration.yaml\n` +
-      `# or re-run the network setup: liqoctl network reset / liqoctl network connect (or unpeer + peer)`
-    ).join("\n"),
+    remediation: stale.flatMap((s) => {
+      const on = (v: typeof s.other) => (v === ctx.cluster ? "local" : "remote");
+      return fix(
+        `on ${s.other.name}: print its current Configuration and apply it on ${s.holder.name}:`,
+        pipe(liqoctl(on(s.other), "generate", "configuration"), kubectl(on(s.holder), "apply", "-f", "-")),
+        "or re-run the network setup: liqoctl network reset / liqoctl network connect (or unpeer + peer)",
+      );
+    }),
   };
 }
 

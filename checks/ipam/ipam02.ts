@@ -3,6 +3,7 @@
  * external and reserved Networks, node addresses, other peers' remapped CIDRs (Liqo's
  * `deployments/liqo/templates/liqo-ipam-networks.yaml`; reserving local subnets: `docs/installation/install.md`).
  */
+import { andThen, fix, liqoctl, remoteKubeconfig, step } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import { isVirtualNode, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
@@ -100,14 +101,18 @@ function run(ctx: CheckContext): Outcome {
       nodeHit ? "the node network" : "a local range"
     }: ${collisions[0]}`,
     evidence: [...evidence, ...collisions],
-    remediation: [
-      `# Reserve the subnets used locally so Liqo's IPAM never remaps a peer onto them (FACTS §7 D12):`,
-      `liqoctl install ... --reserved-subnets ${
-        [...subnets].join(",")
-      }   # node subnets: use your real prefix`,
-      `#   or Helm value ipam.reservedSubnets (then helm upgrade), and redo the peering's networking:`,
-      `liqoctl network reset --remote-kubeconfig <${peer.clusterId} kubeconfig> && liqoctl network connect ...`,
-    ].join("\n"),
+    remediation: fix(
+      `Reserve the subnets used locally so Liqo's IPAM never remaps a peer onto them (FACTS §7 D12):`,
+      step(
+        liqoctl("local", "install", "...", "--reserved-subnets", [...subnets].join(",")),
+        "node subnets: use your real prefix",
+      ),
+      "or Helm value ipam.reservedSubnets (then helm upgrade), and redo the peering's networking:",
+      andThen(
+        liqoctl("local", "network", "reset", remoteKubeconfig("remote")),
+        liqoctl("local", "network", "connect", "..."),
+      ),
+    ),
   };
 }
 

@@ -4,6 +4,18 @@
  * (Liqo's `pkg/liqo-controller-manager/networking/external-network/configuration/network.go`,
  * `docs/advanced/external-ip-remapping.md`).
  */
+import {
+  andThen,
+  fix,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  pipe,
+  type RemediationStep,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Configuration } from "../../liqo/views/networking.ts";
 import { ageMs, conditionOf, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
@@ -57,13 +69,28 @@ function overlapNotRemapped(ctx: CheckContext, cfg: Configuration): string[] {
   return [...new Set(out)];
 }
 
-function notRemappedFix(cfg: Configuration, peerId: string, ipamNs: string): string {
-  return [
-    `kubectl -n ${cfg.metadata.namespace} get networks -l ${REMOTE_ID_LABEL}=${peerId} -o yaml   # not-remapped label? external IPAM?`,
-    `kubectl -n ${ipamNs} logs deploy/liqo-ipam`,
-    `# then recreate the peering's networking so IPAM remaps the overlapping CIDR:`,
-    `liqoctl network reset --remote-kubeconfig <${peerId} kubeconfig> && liqoctl network connect ...`,
-  ].join("\n");
+function notRemappedFix(cfg: Configuration, peerId: string, ipamNs: string): RemediationStep[] {
+  return fix(
+    step(
+      kubectlIn(
+        "local",
+        cfg.metadata.namespace ?? "",
+        "get",
+        "networks",
+        "-l",
+        `${REMOTE_ID_LABEL}=${peerId}`,
+        "-o",
+        "yaml",
+      ),
+      "not-remapped label? external IPAM?",
+    ),
+    kubectlIn("local", ipamNs, "logs", "deploy/liqo-ipam"),
+    "then recreate the peering's networking so IPAM remaps the overlapping CIDR:",
+    andThen(
+      liqoctl("local", "network", "reset", remoteKubeconfig("remote")),
+      liqoctl("local", "network", "connect", "..."),
+    ),
+  );
 }
 
 function run(ctx: CheckContext): Outcome {
@@ -80,12 +107,16 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `no Configuration for peer ${peer.clusterId}`,
       evidence: [`no Configuration labelled ${REMOTE_ID_LABEL}=${peer.clusterId}`],
-      remediation: `# Configurations are written by liqoctl on both clusters (never replicated):\n` +
-        `liqoctl network connect --remote-kubeconfig <${peer.clusterId} kubeconfig>\n` +
-        `# or on ${peer.clusterId}: liqoctl generate configuration | kubectl apply -f - (here)`,
+      remediation: fix(
+        "Configurations are written by liqoctl on both clusters (never replicated):",
+        liqoctl("local", "network", "connect", remoteKubeconfig("remote")),
+        `or print ${peer.clusterId}'s and apply it here:`,
+        pipe(liqoctl("remote", "generate", "configuration"), kubectl("local", "apply", "-f", "-")),
+      ),
     };
   }
   const name = `${cfg.metadata.namespace}/${cfg.metadata.name}`;
+  const cfgNs = cfg.metadata.namespace ?? "";
   const problems: string[] = [];
   const evidence: string[] = [];
   const cond = conditionOf(cfg, "NetworkCIDRsConfigured");
@@ -145,13 +176,16 @@ function run(ctx: CheckContext): Outcome {
     status: "fail",
     summary,
     evidence: [...evidence, ...problems],
-    remediation: summary.startsWith("overlapping") ? notRemappedFix(cfg, peer.clusterId, ipamNs) : [
-      `kubectl -n ${cfg.metadata.namespace} get configuration ${cfg.metadata.name} -o yaml`,
-      `kubectl -n ${cfg.metadata.namespace} get networks -l ${REMOTE_ID_LABEL}=${peer.clusterId}`,
-      `# per-peer Networks without status.cidr: liqo-ipam unreachable (--ipam-server) or pool exhausted / conflict`,
-      `kubectl -n ${ipamNs} logs deploy/liqo-ipam`,
-      `kubectl -n ${ipamNs} logs deploy/liqo-controller-manager | grep -i -e configuration -e network`,
-    ].join("\n"),
+    remediation: summary.startsWith("overlapping") ? notRemappedFix(cfg, peer.clusterId, ipamNs) : fix(
+      kubectlIn("local", cfgNs, "get", "configuration", cfg.metadata.name, "-o", "yaml"),
+      kubectlIn("local", cfgNs, "get", "networks", "-l", `${REMOTE_ID_LABEL}=${peer.clusterId}`),
+      "per-peer Networks without status.cidr: liqo-ipam unreachable (--ipam-server) or pool exhausted / conflict",
+      kubectlIn("local", ipamNs, "logs", "deploy/liqo-ipam"),
+      pipe(
+        kubectlIn("local", ipamNs, "logs", "deploy/liqo-controller-manager"),
+        shell("grep", "-i", "-e", "configuration", "-e", "network"),
+      ),
+    ),
   };
 }
 

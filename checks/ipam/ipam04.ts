@@ -3,6 +3,7 @@
  * status.ip and status.cidr; a pending one is shown with the Network it waits on (Liqo's
  * `apis/ipam/v1alpha1/ip_types.go`, `pkg/liqo-controller-manager/ipam/ip-controller/ip_controller.go`).
  */
+import { fix, kubectlIn, pipe, shell } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { IP, Network } from "../../liqo/views/ipam.ts";
@@ -59,14 +60,14 @@ function run(ctx: CheckContext): Outcome {
       pending.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).join(", ")
     }`,
     evidence,
-    remediation: [
+    remediation: fix(
       ...pending.slice(0, 3).map((p) =>
-        `kubectl -n ${p.metadata.namespace} get ip ${p.metadata.name} -o yaml`
+        kubectlIn("local", p.metadata.namespace ?? "", "get", "ip", p.metadata.name, "-o", "yaml")
       ),
-      `kubectl -n ${ns} get networks -o wide`,
-      `kubectl -n ${ns} logs deploy/liqo-ipam`,
-      `kubectl -n ${ns} logs deploy/liqo-controller-manager | grep -i "ip"`,
-    ].join("\n"),
+      kubectlIn("local", ns, "get", "networks", "-o", "wide"),
+      kubectlIn("local", ns, "logs", "deploy/liqo-ipam"),
+      pipe(kubectlIn("local", ns, "logs", "deploy/liqo-controller-manager"), shell("grep", "-i", "ip")),
+    ),
   };
 }
 

@@ -5,6 +5,7 @@
  * `pkg/liqo-controller-manager/offloading/shadowendpointslice-controller/shadowendpointslice_controller.go`,
  * `docs/usage/service-continuity.md`).
  */
+import { fix, kubectl, kubectlIn, pipe, shell } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { contains } from "../../probes/cidr.ts";
@@ -130,13 +131,16 @@ function run(ctx: CheckContext): Outcome {
         ? `reflected endpoints from ${peerId} forced ready:false: FC networking or API-server condition not Established`
         : `reflected endpoints from ${peerId} are ready:false although ${peerId}'s pods are ready`,
       evidence: [...prov.notReady, ...causes],
-      remediation: [
-        `kubectl get foreignclusters ${peerId} -o yaml`,
-        `kubectl get connections -A -l ${REMOTE_ID_LABEL}=${peerId}`,
-        `# the shadowendpointslice controller only re-evaluates on a ForeignCluster condition change:`,
-        `kubectl -n ${ns} logs deploy/liqo-controller-manager | grep -i -e foreigncluster -e shadowendpointslice`,
-        `kubectl -n ${ns} rollout restart deploy/liqo-controller-manager`,
-      ].join("\n"),
+      remediation: fix(
+        kubectl("local", "get", "foreignclusters", peerId, "-o", "yaml"),
+        kubectl("local", "get", "connections", "-A", "-l", `${REMOTE_ID_LABEL}=${peerId}`),
+        "the shadowendpointslice controller only re-evaluates on a ForeignCluster condition change:",
+        pipe(
+          kubectlIn("local", ns, "logs", "deploy/liqo-controller-manager"),
+          shell("grep", "-i", "-e", "foreigncluster", "-e", "shadowendpointslice"),
+        ),
+        kubectlIn("local", ns, "rollout", "restart", "deploy/liqo-controller-manager"),
+      ),
     };
   }
   const bad = [...cons.bad, ...prov.bad];
@@ -145,11 +149,16 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: `reflected endpoints of ${peerId} not addressable: ${bad[0]}`,
       evidence: [`remapped CIDRs of ${peerId}: ${cidrs.join(", ") || "(none)"}`, ...bad],
-      remediation: `kubectl get endpointslices -A -o wide\nkubectl -n ${
-        cfg?.metadata.namespace ?? "<tenant ns>"
-      } get configuration -o wide\n# addresses outside the remapped CIDRs: the Configuration changed after reflection; restart the virtual kubelet:\nkubectl -n ${
-        ctx.peer?.tenantNamespace ?? "<tenant ns>"
-      } rollout restart deploy -l offloading.liqo.io/component=virtual-kubelet`,
+      remediation: fix(
+        kubectl("local", "get", "endpointslices", "-A", "-o", "wide"),
+        kubectlIn("local", cfg?.metadata.namespace ?? "<tenant ns>", "get", "configuration", "-o", "wide"),
+        "addresses outside the remapped CIDRs: the Configuration changed after reflection; restart the virtual kubelet:",
+        kubectlIn(
+          "local",
+          ctx.peer?.tenantNamespace ?? "<tenant ns>",
+          ...["rollout", "restart", "deploy", "-l", "offloading.liqo.io/component=virtual-kubelet"],
+        ),
+      ),
     };
   }
   const total = cons.lines.length + prov.lines.length;

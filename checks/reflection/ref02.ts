@@ -3,6 +3,7 @@
  * virtual-kubelet Deployment running, the virtual Node Ready and without NetworkUnavailable (Liqo's
  * `pkg/virtualKubelet/liqoNodeProvider/setup.go`, `conditions.go`, `utils.go`).
  */
+import { fix, kubectl, kubectlIn, type RemediationStep, step, unique } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Node } from "../../liqo/views/core.ts";
 import { ageMs, conditionOf, formatAge, peerObjects } from "../../liqo/lookups.ts";
@@ -66,7 +67,7 @@ function run(ctx: CheckContext): Outcome {
   }
   const problems: string[] = [];
   const evidence: string[] = [];
-  const fixes: string[] = [];
+  const fixes: RemediationStep[] = [];
   const now = ctx.cluster.now;
   for (const vn of vns) {
     const name = vn.metadata.name;
@@ -99,8 +100,10 @@ function run(ctx: CheckContext): Outcome {
           `virtual kubelet ${dep.metadata.name} not running (ready ${ready}/${dep.spec?.replicas ?? 1})`,
         );
         fixes.push(
-          `kubectl -n ${dep.metadata.namespace} describe deploy ${dep.metadata.name}`,
-          `kubectl -n ${dep.metadata.namespace} logs deploy/${dep.metadata.name}`,
+          ...fix(
+            kubectlIn("local", dep.metadata.namespace ?? "", "describe", "deploy", dep.metadata.name),
+            kubectlIn("local", dep.metadata.namespace ?? "", "logs", `deploy/${dep.metadata.name}`),
+          ),
         );
       }
     }
@@ -120,15 +123,20 @@ function run(ctx: CheckContext): Outcome {
   }
   const tn = ctx.peer?.tenantNamespace ?? vns[0]?.metadata.namespace ?? "<tenant ns>";
   fixes.push(
-    `kubectl describe node ${nodes[0]?.metadata.name ?? vns[0]?.metadata.name}`,
-    `kubectl -n ${tn} logs deploy/vk-${vns[0]?.metadata.name ?? peerId}`,
-    `kubectl get foreignclusters ${peerId} -o yaml   # the virtual node follows NetworkConnectionStatus`,
+    ...fix(
+      kubectl("local", "describe", "node", String(nodes[0]?.metadata.name ?? vns[0]?.metadata.name)),
+      kubectlIn("local", tn, "logs", `deploy/vk-${vns[0]?.metadata.name ?? peerId}`),
+      step(
+        kubectl("local", "get", "foreignclusters", peerId, "-o", "yaml"),
+        "the virtual node follows NetworkConnectionStatus",
+      ),
+    ),
   );
   return {
     status: "fail",
     summary: problems[0],
     evidence: [...evidence, ...problems],
-    remediation: [...new Set(fixes)].join("\n"),
+    remediation: unique(fixes),
   };
 }
 

@@ -3,6 +3,7 @@
  * condition, NamespaceMap mappings (a CreationLoopBackOff is a remote namespace name collision,
  * Liqo's `pkg/liqo-controller-manager/offloading/namespacemap-controller/`).
  */
+import { fix, type FixPart, kubectl, kubectlIn, pipe, shell, unique } from "../remediation.ts";
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { ageMs, formatAge, peerObjects } from "../../liqo/lookups.ts";
 
@@ -25,7 +26,7 @@ function run(ctx: CheckContext): Outcome {
   const fails: string[] = [];
   const warns: string[] = [];
   const evidence: string[] = [];
-  const fixes: string[] = [];
+  const fixes: FixPart[] = [];
   for (const nso of nsos) {
     const ns = nso.metadata.namespace;
     const phase = nso.status?.offloadingPhase;
@@ -44,11 +45,11 @@ function run(ctx: CheckContext): Outcome {
           readyC.message ? ` — ${readyC.message}` : ""
         }`,
       );
-      fixes.push(`kubectl -n ${ns} get namespaceoffloading offloading -o yaml`);
+      fixes.push(kubectlIn("local", ns ?? "", "get", "namespaceoffloading", "offloading", "-o", "yaml"));
     } else if (phase === "SomeFailed" || phase === "AllFailed") {
       if (conds.length || Object.keys(nso.status?.remoteNamespacesConditions ?? {}).length === 0) {
         fails.push(`NamespaceOffloading ${ns}/offloading phase ${phase}`);
-        fixes.push(`kubectl -n ${ns} get namespaceoffloading offloading -o yaml`);
+        fixes.push(kubectlIn("local", ns ?? "", "get", "namespaceoffloading", "offloading", "-o", "yaml"));
       }
     } else if (phase === "InProgress") {
       const age = ageMs(now, nso.metadata.creationTimestamp) ?? 0;
@@ -72,10 +73,15 @@ function run(ctx: CheckContext): Outcome {
           } for ${local} cannot be created on ${peerId} (CreationLoopBackOff): a namespace with that name already exists there (EnforceSameName collision?)`,
         );
         fixes.push(
-          `# on ${peerId}: is ${v.remoteNamespace} owned by someone else? (no annotation liqo.io/managed-by-namespace-map)`,
-          `kubectl --context <${peerId}> get namespace ${v.remoteNamespace} -o yaml`,
-          `# use another mapping strategy, or remove/rename the colliding namespace:`,
-          `kubectl -n ${local} patch namespaceoffloading offloading --type=merge -p '{"spec":{"namespaceMappingStrategy":"DefaultName"}}'`,
+          `on ${peerId}: is ${v.remoteNamespace} owned by someone else? (no annotation liqo.io/managed-by-namespace-map)`,
+          kubectl("remote", "get", "namespace", v.remoteNamespace ?? "?", "-o", "yaml"),
+          "use another mapping strategy, or remove/rename the colliding namespace:",
+          kubectlIn(
+            "local",
+            local,
+            ...["patch", "namespaceoffloading", "offloading", "--type=merge", "-p"],
+            `{"spec":{"namespaceMappingStrategy":"DefaultName"}}`,
+          ),
         );
       }
     }
@@ -86,7 +92,7 @@ function run(ctx: CheckContext): Outcome {
       status: "fail",
       summary: collision ?? fails[0],
       evidence: [...evidence, ...fails],
-      remediation: [...new Set(fixes)].join("\n"),
+      remediation: unique(fix(...fixes)),
     };
   }
   if (warns.length) {
@@ -94,9 +100,12 @@ function run(ctx: CheckContext): Outcome {
       status: "warn",
       summary: warns[0],
       evidence: [...evidence, ...warns],
-      remediation: `kubectl -n ${
-        ctx.cluster.liqoNamespace ?? "liqo"
-      } logs deploy/liqo-controller-manager | grep -i offloading`,
+      remediation: fix(
+        pipe(
+          kubectlIn("local", ctx.cluster.liqoNamespace ?? "liqo", "logs", "deploy/liqo-controller-manager"),
+          shell("grep", "-i", "offloading"),
+        ),
+      ),
     };
   }
   return { status: "pass", summary: `namespace offloading with ${peerId} healthy`, evidence };

@@ -27,7 +27,7 @@ import { PEER_FIELDS } from "../../probes/wireguard_dump.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint, isHostname } from "../../liqo/endpoints.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn, type RemediationCommand, type RemediationStep, shell } from "../remediation.ts";
 import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
 import { containerLog } from "../common/logs.ts";
@@ -35,8 +35,9 @@ import { containerLog } from "../common/logs.ts";
 /** The gateway kinds every tunnel check reads. */
 export const GW_KINDS = ["gatewayservers", "gatewayclients"] as const;
 
-export function wgCommand(ns: string, pod: string): string {
-  return `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg show all dump`;
+/** `kubectl exec … wg show all dump` in the gateway pod `pod` (on the observed cluster). */
+export function wgCommand(ns: string, pod: string): RemediationCommand {
+  return kubectlIn("local", ns, "exec", pod, "-c", "wireguard", "--", "wg", "show", "all", "dump");
 }
 
 /** The WireGuard evidence of the active gateway pod, or an outcome when there is no pod. */
@@ -65,7 +66,7 @@ function execUnknown(
     status: "unknown",
     summary: `${what}: cannot run wg in ${ev.namespace}/${ev.pod} (${ev.reason}: ${ev.message})${onNode}`,
     evidence: [`exec of wg show all dump in container wireguard: ${ev.message}${onNode}`],
-    remediation: `# run by hand (needs create on pods/exec):\n${wgCommand(ev.namespace, ev.pod)}`,
+    remediation: fix("run by hand (needs create on pods/exec):", wgCommand(ev.namespace, ev.pod)),
   };
 }
 
@@ -79,7 +80,7 @@ function tunnelsOrOutcome(ev: Extract<WgEvidence, { ok: true }>, what: string): 
       status: "unknown",
       summary: `${what}: could not read the WireGuard state of ${ev.pod} (unparsable wg output)`,
       evidence: ev.notes.slice(0, 6),
-      remediation: `# inspect by hand:\n${wgCommand(ev.namespace, ev.pod)}`,
+      remediation: fix("inspect by hand:", wgCommand(ev.namespace, ev.pod)),
     };
   }
   return {
@@ -89,7 +90,7 @@ function tunnelsOrOutcome(ev: Extract<WgEvidence, { ok: true }>, what: string): 
       `interfaces: ${ev.first.interfaces.map((i) => i.name).join(", ") || "(none)"}`,
       ...ev.notes.slice(0, 4),
     ],
-    remediation: `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard`,
+    remediation: fix(kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "wireguard")),
   };
 }
 
@@ -139,7 +140,7 @@ export function unreadableOutcome(
     status: "unknown",
     summary: `${what}: unreadable wg output in ${ev.pod} (${problems[0]})`,
     evidence: problems.slice(0, 6),
-    remediation: `# inspect by hand:\n${wgCommand(ev.namespace, ev.pod)}`,
+    remediation: fix("inspect by hand:", wgCommand(ev.namespace, ev.pod)),
   };
 }
 
@@ -349,16 +350,18 @@ export async function neverWorkedEvidence(
 }
 
 /** Remediation of a tunnel that never completed a handshake. */
-export function neverWorkedFix(gw: GatewayRef, ns: string, pod: string): string {
+export function neverWorkedFix(gw: GatewayRef, ns: string, pod: string): RemediationStep[] {
   const ep = endpointOf(gw.role === "client" ? gw.object.spec?.endpoint : gw.object.status?.endpoint);
   const host = ep?.addresses[0] ?? "<endpoint>";
   const port = ep?.port ?? 51840;
-  return `# never worked: check, in order, the endpoint, the UDP path and the keys\n` +
-    `# 1. endpoint: the client dials what the server advertises (GW-03, GW-04); a hostname must resolve in the pod\n` +
-    `# 2. UDP path: UDP ${port} open end to end toward ${host} (security groups, firewalls, LB UDP support):\n` +
-    `nc -u -v ${host} ${port}\n` +
-    `# 3. keys: each side's PublicKey is the other gateway's key (TUN-04)\n` +
-    `${kubectlIn(ns)} logs ${pod} -c wireguard`;
+  return fix(
+    "never worked: check, in order, the endpoint, the UDP path and the keys",
+    "1. endpoint: the client dials what the server advertises (GW-03, GW-04); a hostname must resolve in the pod",
+    `2. UDP path: UDP ${port} open end to end toward ${host} (security groups, firewalls, LB UDP support):`,
+    shell("nc", "-u", "-v", host, String(port)),
+    "3. keys: each side's PublicKey is the other gateway's key (TUN-04)",
+    kubectlIn("local", ns, "logs", pod, "-c", "wireguard"),
+  );
 }
 
 /** Remediation of a tunnel that worked and then stopped receiving (the return path expired). */
@@ -368,7 +371,7 @@ export function stoppedFix(
   ns: string,
   pod: string,
   story: PeerStory,
-): string {
+): RemediationStep[] {
   let pingOff = false;
   try {
     pingOff = pingDisabled(gatewayDeployment(ctx, gw)?.spec?.template?.spec);
@@ -376,21 +379,27 @@ export function stoppedFix(
     // deployments unreadable: say both
   }
   const keepalive = pingOff
-    ? "# keepalive: Liqo sets no WireGuard persistent-keepalive and this gateway's pinger is off " +
-      "(--ping-enabled=false),\n#   so nothing keeps the NAT mapping alive while idle: re-enable the pinger, or set " +
-      "a keepalive (lost on restart):"
-    : "# keepalive: Liqo sets no WireGuard persistent-keepalive; its 2 s in-tunnel pinger normally keeps NAT " +
-      "state alive,\n#   so the mapping was dropped or changed (NAT/firewall restart, new public address); a " +
-      "keepalive (lost on restart):";
-  return `# the return path expired: a NAT mapping or a stateful firewall no longer forwards the replies\n` +
-    `${keepalive}\n` +
-    `${kubectlIn(ns)} exec ${pod} -c wireguard -- wg set ${story.interface} peer ${story.publicKey} ` +
-    `persistent-keepalive 25\n` +
-    `# NAT/firewall: check the UDP idle timeout (conntrack) and whether the client's public address/port changed;\n` +
-    `# restarting the client gateway re-handshakes from a fresh mapping:\n` +
-    (gw.role === "client"
-      ? `${kubectlIn(gw.namespace)} rollout restart deploy/${gw.workloadName}`
-      : "# on the client cluster: kubectl -n <tenant namespace> rollout restart deploy/gw-<name>");
+    ? [
+      "keepalive: Liqo sets no WireGuard persistent-keepalive and this gateway's pinger is off (--ping-enabled=false),",
+      "so nothing keeps the NAT mapping alive while idle: re-enable the pinger, or set a keepalive (lost on restart):",
+    ]
+    : [
+      "keepalive: Liqo sets no WireGuard persistent-keepalive; its 2 s in-tunnel pinger normally keeps NAT state alive,",
+      "so the mapping was dropped or changed (NAT/firewall restart, new public address); a keepalive (lost on restart):",
+    ];
+  const wgSet = ["wg", "set", story.interface, "peer", story.publicKey, "persistent-keepalive", "25"];
+  return fix(
+    "the return path expired: a NAT mapping or a stateful firewall no longer forwards the replies",
+    ...keepalive,
+    kubectlIn("local", ns, "exec", pod, "-c", "wireguard", "--", ...wgSet),
+    "NAT/firewall: check the UDP idle timeout (conntrack) and whether the client's public address/port changed;",
+    "restarting the client gateway re-handshakes from a fresh mapping:",
+    gw.role === "client"
+      ? kubectlIn("local", gw.namespace, "rollout", "restart", `deploy/${gw.workloadName}`)
+      : "on the client cluster:",
+    gw.role !== "client" &&
+      kubectlIn("remote", "<tenant namespace>", "rollout", "restart", "deploy/gw-<name>"),
+  );
 }
 
 /**
@@ -401,7 +410,7 @@ export function stoppedFix(
 export async function downStory(
   ctx: CheckContext,
   gw: GatewayRef,
-): Promise<{ story: PeerStory; fix: string } | null> {
+): Promise<{ story: PeerStory; fix: RemediationStep[] } | null> {
   try {
     const live = await liveWireguard(ctx, gw);
     if ("none" in live || !live.ev.ok) return null;
@@ -414,7 +423,7 @@ export async function downStory(
       ? neverWorkedFix(gw, ev.namespace, ev.pod)
       : story.kind === "stopped"
       ? stoppedFix(ctx, gw, ev.namespace, ev.pod, story)
-      : "";
+      : [];
     return { story, fix };
   } catch {
     return null;

@@ -20,7 +20,7 @@ import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { clientOf, gatewayDeployment, lookupGateway } from "../common/gateway.ts";
 import { downStory, GW_KINDS, wgCommand, withTunnelLogs } from "./_story.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn, type RemediationStep } from "../remediation.ts";
 import { CONNECTION_STALE_MS } from "../common/tunnel_state.ts";
 import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";
 
@@ -61,8 +61,10 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
   const { gw, peerId } = l;
   const conn = connectionOf(ctx.cluster.inv, gw, peerId);
   const remoteLine = remoteConnectionLine(ctx);
-  const logs = `${kubectlIn(gw.namespace)} logs deploy/${gw.workloadName} -c wireguard\n` +
-    `${kubectlIn(gw.namespace)} logs deploy/${gw.workloadName} -c gateway`;
+  const logs = fix(
+    kubectlIn("local", gw.namespace, "logs", `deploy/${gw.workloadName}`, "-c", "wireguard"),
+    kubectlIn("local", gw.namespace, "logs", `deploy/${gw.workloadName}`, "-c", "gateway"),
+  );
   if (!conn) return noConnection(ctx, gw, peerId, remoteLine, logs);
   const evidence = [connectionText(conn, ctx.cluster.now, ctx.cluster.name)];
   if (remoteLine) evidence.push(remoteLine);
@@ -108,7 +110,7 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
             }`,
           ]
           : evidence,
-        remediation: `${kubectlIn(gw.namespace)} get pods -o wide\n${logs}`,
+        remediation: fix(kubectlIn("local", gw.namespace, "get", "pods", "-o", "wide"), ...logs),
       };
     }
     return {
@@ -143,12 +145,14 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
         "likely causes: endpoint unreachable or UDP blocked on the path (GW-05), WireGuard key mismatch (TUN-04), " +
         "the peer's gateway down",
       ],
-      remediation: `${wg?.fix ? `${wg.fix}\n` : ""}${logs}\n${
+      remediation: fix(
+        ...(wg?.fix ?? []),
+        ...logs,
         wgCommand(
           gw.namespace,
           activeGatewayPod(ctx.cluster.inv, gw)?.metadata.name ?? `deploy/${gw.workloadName}`,
-        )
-      }`,
+        ),
+      ),
     };
   }
   return {
@@ -157,7 +161,7 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
       value ?? "without status"
     }: the in-tunnel pinger lost the peer${why}`,
     evidence: [...evidence, "the pinger declares the peer lost after 5 missed pings (10 s)"],
-    remediation: wg?.fix ? `${wg.fix}\n${logs}` : logs,
+    remediation: fix(...(wg?.fix ?? []), ...logs),
   };
 }
 
@@ -166,7 +170,7 @@ function noConnection(
   gw: GatewayRef,
   peerId: string,
   remoteLine: string | null,
-  logs: string,
+  logs: RemediationStep[],
 ): Outcome {
   const evidence = [`no Connection labelled ${REMOTE_ID_LABEL}=${peerId} in ${gw.namespace}`];
   for (const pk of ctx.cluster.inv.items("publickeies")) {
@@ -195,7 +199,7 @@ function noConnection(
       "no Connection: the wireguard container never accepted a PublicKey (missing, mislabelled, wrong " +
       "namespace) or the endpoint hostname never resolved",
     evidence,
-    remediation: `${kubectlIn(gw.namespace)} get publickeies --show-labels\n${logs}`,
+    remediation: fix(kubectlIn("local", gw.namespace, "get", "publickeies", "--show-labels"), ...logs),
   };
 }
 

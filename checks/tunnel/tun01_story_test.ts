@@ -1,4 +1,5 @@
 /** TUN-01 borrows the WireGuard story (TUN-02's) when its Connection is down. */
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { find, scriptedProbes } from "../../tests/support/fixtures.ts";
 import { probes, rome, ROME_NS, run, text } from "../../tests/support/tunnel_checks.ts";
@@ -16,7 +17,7 @@ Deno.test("TUN-01: Connecting says the handshake never completed, naming the end
     /stuck Connecting \(created .* ago\): WireGuard never completed a handshake with the server at 203\.0\.113\.50:51840/,
   );
   assert.match(text(o), /UDP blocked/);
-  assert.match(o.remediation!, /nc -u -v 203\.0\.113\.50 51840/);
+  assert.match(fixText(o.remediation), /nc -u -v 203\.0\.113\.50 51840/);
   // wg unreadable (exec failed): the Connection alone speaks, as before
   const bare = await run("TUN-01", objs, { probes: scriptedProbes() });
   assert.match(bare.summary, /stuck Connecting \(created .* ago\): the tunnel never came up$/);
@@ -33,7 +34,7 @@ Deno.test("TUN-01: Error says the tunnel stopped receiving and since when", asyn
     o.summary,
     /is Error: the in-tunnel pinger lost the peer: the tunnel worked, then stopped receiving 9m0s ago/,
   );
-  assert.match(o.remediation!, /persistent-keepalive/);
+  assert.match(fixText(o.remediation), /persistent-keepalive/);
   // a fresh, flowing tunnel adds nothing to the Connection's own words
   const fresh = await run("TUN-01", objs, { probes: probes() });
   assert.equal(fresh.summary, "Connection gw-milan-8d1f03 is Error: the in-tunnel pinger lost the peer");

@@ -13,10 +13,9 @@ import {
   peerStories,
   shortKey,
   stoppedFix,
-  wgCommand,
   withTunnelLogs,
 } from "./_story.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn } from "../remediation.ts";
 import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 
 async function run(ctx: CheckContext): Promise<Outcome> {
@@ -58,7 +57,7 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
   }
   const failing = stories.filter((st) => handshakeFailure(st.kind));
   bad.push(...failing.map((st) => (tunnels.length > 1 ? `${st.interface}: ${st.headline}` : st.headline)));
-  evidence.push(`via ${ev.via}: ${wgCommand(ev.namespace, ev.pod)}`);
+  evidence.push(`via ${ev.via}: kubectl -n ${ev.namespace} exec ${ev.pod} -c wireguard -- wg show all dump`);
   if (bad.length > 0) {
     const never = failing.find((st) => st.kind === "never");
     const stopped = failing.find((st) => st.kind !== "never");
@@ -67,23 +66,24 @@ async function judge(ctx: CheckContext): Promise<Outcome> {
       evidence.push(...await neverWorkedEvidence(ctx, gw, peers));
     }
     const fixes = [
-      never ? neverWorkedFix(gw, ev.namespace, ev.pod) : "",
-      stopped?.kind === "stopped" ? stoppedFix(ctx, gw, ev.namespace, ev.pod, stopped) : "",
-      stopped && stopped.kind !== "stopped"
-        ? `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard\n${
-          kubectlIn(ev.namespace)
-        } logs ${ev.pod} -c gateway\n` +
-          "# a stale handshake: the peer's gateway is down, its endpoint changed (GW-03/GW-04) or UDP is now blocked"
-        : "",
-    ].filter((x) => x);
+      ...(never ? neverWorkedFix(gw, ev.namespace, ev.pod) : []),
+      ...(stopped?.kind === "stopped" ? stoppedFix(ctx, gw, ev.namespace, ev.pod, stopped) : []),
+      ...(stopped && stopped.kind !== "stopped"
+        ? fix(
+          kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "wireguard"),
+          kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "gateway"),
+          "a stale handshake: the peer's gateway is down, its endpoint changed (GW-03/GW-04) or UDP is now blocked",
+        )
+        : []),
+    ];
     return {
       status: "fail",
       summary: bad.length === 1 ? bad[0] : `WireGuard handshake stale or missing: ${bad.join("; ")}`,
       evidence,
-      remediation: fixes.length > 0
-        ? fixes.join("\n")
-        : `${kubectlIn(ev.namespace)} logs ${ev.pod} -c wireguard\n` +
-          `# no handshake: UDP toward the server endpoint blocked (GW-05) or keys do not match (TUN-04)`,
+      remediation: fixes.length > 0 ? fixes : fix(
+        kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "wireguard"),
+        "no handshake: UDP toward the server endpoint blocked (GW-05) or keys do not match (TUN-04)",
+      ),
     };
   }
   const ages = tunnels.flatMap((i) => i.peers.map((p) => handshakeAgeSeconds(p, nowMs) ?? 0));

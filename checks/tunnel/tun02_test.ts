@@ -1,4 +1,5 @@
 /** TUN-02 WireGuard handshake fresh (and how TUN-03/04/06 take the same wg failures). */
+import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import type { Outcome } from "../types.ts";
 import type { ProbeHub } from "../../probes/hub.ts";
@@ -57,7 +58,7 @@ Deno.test("TUN-02: handshake never / old / exec forbidden / garbled", async () =
   o = await run("TUN-02", await rome(), { probes: forbidden });
   assert.equal(o.status, "unknown");
   assert.match(
-    o.remediation!,
+    fixText(o.remediation),
     /kubectl -n liqo-tenant-milan-8d1f03 exec gw-milan-8d1f03-7c9d5b6f8d-q4xzt -c wireguard/,
   );
   assert.equal((await run("TUN-03", await rome(), { probes: forbidden })).status, "unknown");
@@ -106,8 +107,8 @@ Deno.test("TUN-02: never worked names the endpoint and the three suspects", asyn
   assert.match(o.summary, /nothing has ever come back \(rx 0 B\)/);
   assert.match(o.summary, /handshake attempts still go out \(tx \+148 B/);
   assert.match(o.summary, /the endpoint, the UDP path or the keys/);
-  assert.match(o.remediation!, /nc -u -v 203\.0\.113\.50 51840/);
-  assert.match(o.remediation!, /TUN-04/);
+  assert.match(fixText(o.remediation), /nc -u -v 203\.0\.113\.50 51840/);
+  assert.match(fixText(o.remediation), /TUN-04/);
   // server side: nothing ever arrived from the client
   const m = await run("TUN-02", await milan(), {
     probes: probes({}, { handshakeAgo: null, rx: [0, 0], tx: [0, 0] }),
@@ -125,10 +126,10 @@ Deno.test("TUN-02: worked then stopped says since when, and suggests keepalive a
   assert.match(o.summary, /^the tunnel worked, then stopped receiving 9m0s ago/);
   assert.match(o.summary, /rx frozen at 5000 B while tx still rises/);
   assert.match(o.summary, /NAT mapping or a stateful firewall/);
-  assert.match(o.remediation!, /persistent-keepalive 25/);
-  assert.match(o.remediation!, /2 s in-tunnel pinger/);
-  assert.match(o.remediation!, /UDP idle timeout/);
-  assert.match(o.remediation!, /rollout restart deploy\/gw-milan-8d1f03/);
+  assert.match(fixText(o.remediation), /persistent-keepalive 25/);
+  assert.match(fixText(o.remediation), /2 s in-tunnel pinger/);
+  assert.match(fixText(o.remediation), /UDP idle timeout/);
+  assert.match(fixText(o.remediation), /rollout restart deploy\/gw-milan-8d1f03/);
   // pinger off: nothing keeps the mapping alive
   const objs = await rome();
   const dep = find(objs, "Deployment", "gw-milan-8d1f03", ROME_NS);
@@ -140,7 +141,7 @@ Deno.test("TUN-02: worked then stopped says since when, and suggests keepalive a
   const off = await run("TUN-02", objs, {
     probes: probes({ handshakeAgo: 540, rx: [5000, 5000], tx: [9000, 9360] }),
   });
-  assert.match(off.remediation!, /pinger is off \(--ping-enabled=false\)/);
+  assert.match(fixText(off.remediation), /pinger is off \(--ping-enabled=false\)/);
 });
 
 Deno.test("TUN-02: silent and single-sample stale handshakes; one-way under a fresh handshake is TUN-03's", async () => {

@@ -7,7 +7,7 @@ import { rates, TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { gatewayDeployment, serverOf } from "../common/gateway.ts";
 import { GW_KINDS, liveTunnels, peerStories, shortKey, wgCommand } from "./_story.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn } from "../remediation.ts";
 
 function rateText(n: number | null): string {
   return n === null ? "?" : `${n.toFixed(n < 10 ? 1 : 0)} B/s`;
@@ -57,14 +57,17 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         ? oneWay.headline
         : "one-way traffic, outbound only: packets leave but nothing comes back (the return path drops UDP)",
       evidence,
-      remediation:
-        `# the peer's replies do not come back: capture on this gateway while it sends\n${
-          kubectlIn(ev.namespace)
-        } exec ${ev.pod} -c wireguard -- ` +
-        `tcpdump -ni any udp port ${
-          serverOf(gw)?.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840
-        } -c 20\n` +
-        "# then on the peer's gateway: do its replies leave? A stateful firewall or NAT on the way drops them",
+      remediation: fix(
+        "the peer's replies do not come back: capture on this gateway while it sends",
+        kubectlIn(
+          "local",
+          ev.namespace,
+          ...["exec", ev.pod, "-c", "wireguard", "--", "tcpdump", "-ni", "any", "udp", "port"],
+          String(serverOf(gw)?.status?.endpoint?.port ?? gw.object.spec?.endpoint?.port ?? 51840),
+          ...["-c", "20"],
+        ),
+        "then on the peer's gateway: do its replies leave? A stateful firewall or NAT on the way drops them",
+      ),
     };
   }
   if (oneWay?.kind === "inbound-only") {
@@ -72,11 +75,13 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "fail",
       summary: oneWay.headline,
       evidence,
-      remediation:
-        `${kubectlIn(ev.namespace)} logs ${ev.pod} -c gateway\n${wgCommand(ev.namespace, ev.pod)}\n` +
-        (pingOff
-          ? "# the pinger is off (--ping-enabled=false): only application traffic would make tx move"
-          : "# the pinger sends every 2 s: tx frozen means this gateway does not send into the tunnel"),
+      remediation: fix(
+        kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "gateway"),
+        wgCommand(ev.namespace, ev.pod),
+        pingOff
+          ? "the pinger is off (--ping-enabled=false): only application traffic would make tx move"
+          : "the pinger sends every 2 s: tx frozen means this gateway does not send into the tunnel",
+      ),
     };
   }
   const flat = rs.find((r) => r.rxDelta === 0 && r.txDelta === 0);
@@ -93,7 +98,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       summary:
         "no traffic in either direction between samples: the in-tunnel pinger (every 2 s) is dead or the path is",
       evidence,
-      remediation: `${kubectlIn(ev.namespace)} logs ${ev.pod} -c gateway\n${wgCommand(ev.namespace, ev.pod)}`,
+      remediation: fix(
+        kubectlIn("local", ev.namespace, "logs", ev.pod, "-c", "gateway"),
+        wgCommand(ev.namespace, ev.pod),
+      ),
     };
   }
   return {

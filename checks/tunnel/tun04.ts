@@ -9,7 +9,7 @@ import { activeGatewayPod, gatewayOf, type GatewayRef, REMOTE_ID_LABEL } from ".
 import { tunnelInterfaces } from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
 import { GW_KINDS, liveWireguard, shortKey, wgCommand } from "./_story.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn, type RemediationStep, step } from "../remediation.ts";
 import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";
 
 interface KeyLookup {
@@ -68,13 +68,18 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         `no PublicKey labelled ${REMOTE_ID_LABEL}=${peerId} in ${gw.namespace} on ${ctx.cluster.name}`,
         ...misplaced,
       ],
-      remediation: `${kubectlIn(gw.namespace)} get publickeies -A --show-labels\n` +
-        (misplaced.length > 0
-          ? `# fix the label/namespace, e.g.:\n${kubectlIn(gw.namespace)} label publickey ${
-            wrongLabel[0]?.metadata.name ?? "<name>"
-          } ${REMOTE_ID_LABEL}=${peerId} --overwrite\n`
-          : "") +
-        keyFix,
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "get", "publickeies", "-A", "--show-labels"),
+        misplaced.length > 0 && "fix the label/namespace, e.g.:",
+        misplaced.length > 0 &&
+          kubectlIn(
+            "local",
+            gw.namespace,
+            ...["label", "publickey", wrongLabel[0]?.metadata.name ?? "<name>"],
+            ...[`${REMOTE_ID_LABEL}=${peerId}`, "--overwrite"],
+          ),
+        ...keyFix,
+      ),
     };
   }
   const cr = String(key.spec?.publicKey ?? "");
@@ -104,7 +109,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           summary: `PublicKey ${shortKey(cr)} not among the readable wg peers, but the wg output has ` +
             `unreadable lines (${unreadable[0]}): key presence cannot be decided`,
           evidence: [...evidence, ...unreadable.slice(0, 6)],
-          remediation: `# inspect by hand:\n${wgCommand(gw.namespace, live.ev.pod)}`,
+          remediation: fix("inspect by hand:", wgCommand(gw.namespace, live.ev.pod)),
         };
       }
       if (!peers.some((p) => p.publicKey === cr)) {
@@ -112,11 +117,16 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           status: "fail",
           summary: `PublicKey CR not configured on the tunnel: wg peers do not include ${shortKey(cr)}`,
           evidence,
-          remediation:
-            `${kubectlIn(gw.namespace)} logs ${live.ev.pod} -c wireguard   # PublicKey reconcile errors\n` +
-            `${
-              kubectlIn(gw.namespace)
-            } delete pod ${live.ev.pod}   # the gateway reconfigures the peer on start`,
+          remediation: fix(
+            step(
+              kubectlIn("local", gw.namespace, "logs", live.ev.pod, "-c", "wireguard"),
+              "PublicKey reconcile errors",
+            ),
+            step(
+              kubectlIn("local", gw.namespace, "delete", "pod", live.ev.pod),
+              "the gateway reconfigures the peer on start",
+            ),
+          ),
         };
       }
     }
@@ -134,9 +144,10 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           } for ${peerId}, ` +
           `but ${ctx.remote?.name} now uses ${shortKey(dualResult.mismatch)}`,
         evidence,
-        remediation:
-          `# the peer's gateway key changed; replace ${gw.namespace}/${key.metadata.name} with it:\n` +
-          keyFix,
+        remediation: fix(
+          `the peer's gateway key changed; replace ${gw.namespace}/${key.metadata.name} with it:`,
+          ...keyFix,
+        ),
       };
     }
   }
@@ -146,7 +157,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       summary: `PublicKey present; live comparison with wg not possible: ${liveNote}`,
       evidence,
       remediation: live && "ev" in live && !live.ev.ok
-        ? `# run by hand:\n${wgCommand(gw.namespace, live.ev.pod)}`
+        ? fix("run by hand:", wgCommand(gw.namespace, live.ev.pod))
         : undefined,
     };
   }
@@ -160,16 +171,18 @@ async function run(ctx: CheckContext): Promise<Outcome> {
 }
 
 /** How to put the peer gateway's current key into the local PublicKey (names filled in where known). */
-function keyExchangeFix(ctx: CheckContext, gw: GatewayRef, peerId: string): string {
+function keyExchangeFix(ctx: CheckContext, gw: GatewayRef, peerId: string): RemediationStep[] {
   const rgw = ctx.remote && ctx.remotePeer ? gatewayOf(ctx.remote.inv, ctx.remotePeer.clusterId) : null;
   const remoteNs = rgw?.namespace ?? ctx.peer?.foreignCluster?.status?.tenantNamespace?.remote ??
     `liqo-tenant-${ctx.cluster.clusterId ?? "<this cluster ID>"}`;
   const remoteSecret = rgw?.workloadName ?? `gw-${ctx.cluster.clusterId ?? "<this cluster ID>"}`;
-  return `# on ${ctx.remote?.name ?? peerId}, read its gateway public key:\n` +
-    `kubectl -n ${remoteNs} get secret ${remoteSecret} -o jsonpath='{.data.publicKey}'\n` +
-    `# here, that value must be spec.publicKey of a PublicKey in ${gw.namespace} labelled ` +
-    `${REMOTE_ID_LABEL}=${peerId} and ${GATEWAY_RESOURCE_LABEL}=true\n` +
-    `# (liqoctl generate publickey on the peer prints such an object; re-running liqoctl network connect re-exchanges keys)`;
+  return fix(
+    `on ${ctx.remote?.name ?? peerId}, read its gateway public key:`,
+    kubectlIn("remote", remoteNs, "get", "secret", remoteSecret, "-o", "jsonpath={.data.publicKey}"),
+    `here, that value must be spec.publicKey of a PublicKey in ${gw.namespace} labelled ` +
+      `${REMOTE_ID_LABEL}=${peerId} and ${GATEWAY_RESOURCE_LABEL}=true`,
+    "(liqoctl generate publickey on the peer prints such an object; re-running liqoctl network connect re-exchanges keys)",
+  );
 }
 
 /** Dual mode: compares the local PublicKey with the peer gateway's Secret and live interface key. */

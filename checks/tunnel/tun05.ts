@@ -7,6 +7,7 @@ import { pingDisabled } from "../../liqo/args.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
 import { GW_KINDS } from "./_story.ts";
 import { connectionOf } from "../../liqo/lookups.ts";
+import { fix } from "../remediation.ts";
 
 function run(ctx: CheckContext): Outcome {
   const l = lookupGateway(ctx);
@@ -32,9 +33,10 @@ function run(ctx: CheckContext): Outcome {
       status: "warn",
       summary: `tunnel latency ${raw} above the ${threshold} ms threshold`,
       evidence: [...evidence, `threshold --latency-threshold ${threshold}ms`],
-      remediation:
-        "# high latency slows API reflection and cross-cluster traffic; check the path between the " +
-        "gateway endpoints (traceroute from the nodes) and whether the gateway nodes are overloaded",
+      remediation: fix(
+        "high latency slows API reflection and cross-cluster traffic; check the path between the " +
+          "gateway endpoints (traceroute from the nodes) and whether the gateway nodes are overloaded",
+      ),
     };
   }
   return { status: "pass", summary: `tunnel latency ${raw}`, evidence };

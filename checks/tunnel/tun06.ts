@@ -14,7 +14,7 @@ import { TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { containerArgs } from "../../liqo/args.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
 import { GW_KINDS } from "./_story.ts";
-import { kubectlIn } from "../common/commands.ts";
+import { fix, kubectlIn, liqoctl, remoteKubeconfig } from "../remediation.ts";
 
 /** IPv4 + ICMP header bytes: largest don't-fragment ping payload = MTU − 28. */
 const PING_OVERHEAD = 28;
@@ -130,9 +130,14 @@ async function run(ctx: CheckContext): Promise<Outcome> {
           summary:
             `tunnel MTU differs across the clusters: ${ctx.cluster.name} ${tunnelMtu}, ${ctx.remote.name} ${rmtu}`,
           evidence,
-          remediation:
-            "# both sides must use the same MTU (link MTU − 60 for IPv4); re-run the network setup with it:\n" +
-            `liqoctl network connect --remote-kubeconfig <kubeconfig> --mtu ${Math.min(tunnelMtu, rmtu)}`,
+          remediation: fix(
+            "both sides must use the same MTU (link MTU − 60 for IPv4); re-run the network setup with it:",
+            liqoctl(
+              "local",
+              ...["network", "connect", remoteKubeconfig("remote")],
+              ...["--mtu", String(Math.min(tunnelMtu, rmtu))],
+            ),
+          ),
         };
       }
     }
@@ -145,11 +150,18 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "warn",
       summary: problems.join("; "),
       evidence,
-      remediation: `${kubectlIn(gw.namespace)} get gateway${gw.role} ${gw.name} -o jsonpath='{.spec.mtu}'\n` +
-        `${
-          kubectlIn(gw.namespace)
-        } get internalfabrics -o custom-columns=NAME:.metadata.name,MTU:.spec.mtu\n` +
-        "# align them by re-running liqoctl network connect with one --mtu value",
+      remediation: fix(
+        kubectlIn("local", gw.namespace, "get", `gateway${gw.role}`, gw.name, "-o", "jsonpath={.spec.mtu}"),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          "internalfabrics",
+          "-o",
+          "custom-columns=NAME:.metadata.name,MTU:.spec.mtu",
+        ),
+        "align them by re-running liqoctl network connect with one --mtu value",
+      ),
     };
   }
   return { status: "pass", summary: `tunnel MTU ${tunnelMtu} consistent`, evidence };

@@ -3,6 +3,7 @@
  * the GatewayClient side, milan the GatewayServer side), with an optional remote cluster and probes.
  * Lives in tests/ so that nothing in the product imports test code.
  */
+import { fixText } from "../../report/remediation.ts";
 import type { CheckDef, Outcome } from "../../checks/types.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { ProbeHub } from "../../probes/hub.ts";
@@ -48,7 +49,7 @@ export const rome = () => baseObjects("rome");
 export const milan = () => baseObjects("milan");
 
 export function text(o: Outcome): string {
-  return [o.summary, ...(o.evidence ?? []), o.remediation ?? ""].join("\n");
+  return [o.summary, ...(o.evidence ?? []), fixText(o.remediation)].join("\n");
 }
 
 /** A container status of a fixture pod, for mutation in tests. */

@@ -2,6 +2,7 @@
  * Test support for the TUNNEL check tests: scripted `wg show` states of both gateways (rome's and
  * milan's keys), and running a check by ID over fixture objects. Lives in tests/ so that nothing in the product imports test code.
  */
+import { fixText } from "../../report/remediation.ts";
 import type { CheckDef, Outcome } from "../../checks/types.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { ProbeHub, WgEvidence } from "../../probes/hub.ts";
@@ -108,5 +109,5 @@ export const rome = () => baseObjects("rome");
 export const milan = () => baseObjects("milan");
 
 export function text(o: Outcome): string {
-  return [o.summary, ...(o.evidence ?? []), o.remediation ?? ""].join("\n");
+  return [o.summary, ...(o.evidence ?? []), fixText(o.remediation)].join("\n");
 }

@@ -1,0 +1,89 @@
+/**
+ * Views over the report model for the renderers: status counts, the canonical key order, the
+ * ForeignCluster and run-metadata tables, which label parts vary, durations. Pure, no I/O.
+ */
+import type { CheckResult } from "../checks/types.ts";
+import {
+  type DumpTable,
+  type ForeignClusterRow,
+  type Report,
+  ReportSchema,
+  type ReportSummary,
+} from "./schema.ts";
+
+/** Counts results per status, plus the total. */
+export function summarize(results: readonly Pick<CheckResult, "status">[]): ReportSummary {
+  const s: ReportSummary = { pass: 0, warn: 0, fail: 0, skip: 0, unknown: 0, total: results.length };
+  for (const r of results) s[r.status]++;
+  return s;
+}
+
+/** The report with keys in schema order (stable output); returned unchanged if it does not validate. */
+export function canonical(report: Report): Report {
+  const parsed = ReportSchema.safeParse(report);
+  return parsed.success ? parsed.data : report;
+}
+
+/** The ForeignCluster rows as a titled table (module column: `name ✓/✗ cond=status…`). */
+export function foreignClusterTable(rows: readonly ForeignClusterRow[]): DumpTable {
+  return {
+    title: "ForeignClusters",
+    columns: ["Cluster", "Name", "Role", "Age", "Modules"],
+    rows: rows.map((fc) => [
+      fc.cluster,
+      fc.name,
+      fc.role,
+      fc.age,
+      fc.modules.map((m) => {
+        const conds = m.conditions.map((c) => `${c.type}=${c.status}${c.since ? ` (since ${c.since})` : ""}`);
+        return `${m.name}${m.enabled ? "" : " (disabled)"}${conds.length ? `: ${conds.join(", ")}` : ""}`;
+      }).join("; "),
+    ]),
+  };
+}
+
+/**
+ * The run metadata as tables: the clusters (name, role, ID, context, API server, Kubernetes and
+ * Liqo versions, Liqo namespace), then the peers (cluster, peer ID, role, tenant namespace) when there are any.
+ */
+export function runTables(report: Pick<Report, "clusters" | "peers">): DumpTable[] {
+  const tables: DumpTable[] = [{
+    title: "Clusters",
+    columns: ["Cluster", "Role", "Cluster ID", "Context", "API server", "Kubernetes", "Liqo", "Namespace"],
+    rows: report.clusters.map((c) => [
+      c.name,
+      c.role,
+      c.clusterId ?? "—",
+      c.context,
+      c.server,
+      c.serverVersion ?? "—",
+      c.liqoVersion ?? "—",
+      c.liqoNamespace ?? "—",
+    ]),
+  }];
+  if (report.peers.length) {
+    tables.push({
+      title: "Peers",
+      columns: ["Cluster", "Peer", "Role", "Tenant namespace"],
+      rows: report.peers.map((p) => [p.cluster, p.clusterId, p.role, p.tenantNamespace ?? "—"]),
+    });
+  }
+  return tables;
+}
+
+/** Which label parts vary across the results: more than one cluster, more than one peer. */
+export function varyingScopes(
+  results: readonly Pick<CheckResult, "cluster" | "peer">[],
+): { cluster: boolean; peer: boolean } {
+  const clusters = new Set(results.map((r) => r.cluster));
+  const peers = new Set(results.flatMap((r) => (r.peer === null ? [] : [r.peer])));
+  return { cluster: clusters.size > 1, peer: peers.size > 1 };
+}
+
+/** Formats a duration in ms as `850ms` / `4.8s` / `2m03s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}
