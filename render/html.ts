@@ -29,6 +29,7 @@ import {
 import { MARKS } from "./text.ts";
 import { hopsOf } from "../report/hops.ts";
 import { commentPlacement } from "../report/remediation.ts";
+import { isNeedsRemote } from "../report/skips.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function htmlEscape(s: string): string {
@@ -278,11 +279,6 @@ export function stepsHtml(steps: readonly RemediationStep[]): string {
   }
   flush();
   return `<div class="fix"><div class="fix-head">⚑ Fix</div>${parts.join("")}</div>`;
-}
-
-/** A skip only because the run had one kubeconfig. */
-function isNeedsRemote(r: CheckResult): boolean {
-  return r.status === "skip" && r.skipKind === "needs-remote";
 }
 
 function multiline(s: string): string {

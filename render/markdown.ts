@@ -26,6 +26,7 @@ import type { DumpTable } from "../report/model.ts";
 
 export { mdCell, mdCodeBlock, mdEscape, mdInlineCode, mdTable } from "./markdown_text.ts";
 import { mdCodeBlock, mdEscape, mdInlineCode, mdTable } from "./markdown_text.ts";
+import { isNeedsRemote } from "../report/skips.ts";
 
 /**
  * Remediation steps as Markdown blocks: remarks and comments that introduce a command as text,
@@ -61,11 +62,6 @@ function lines(s: string): string[] {
 
 function scopeText(cluster: string | null, peer: string | null, showCluster: boolean): string {
   return [showCluster ? cluster : null, peer !== null ? `peer ${peer}` : null].filter((x) => x).join(" · ");
-}
-
-/** A skip only because the run had one kubeconfig. */
-function isNeedsRemote(r: ReportResult): boolean {
-  return r.status === "skip" && r.skipKind === "needs-remote";
 }
 
 /** The checks skipped for want of `--remote-kubeconfig`, as one line. */

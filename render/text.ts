@@ -32,6 +32,7 @@ import { commentPlacement } from "../report/remediation.ts";
 import { clusterLines } from "./context.ts";
 import { activeLines } from "./active_text.ts";
 import { displayWidth, type Hang, PIPE_WIDTH, truncate, wrapCommand, wrapWords } from "./wrap.ts";
+import { isNeedsRemote } from "../report/skips.ts";
 
 export { PIPE_WIDTH } from "./wrap.ts";
 
@@ -576,10 +577,6 @@ function header(report: Report, c: Colors, verbose: boolean, width: number): str
   }
   if (out.length) out.push("");
   return out;
-}
-
-function isNeedsRemote(r: CheckResult): boolean {
-  return r.status === "skip" && r.skipKind === "needs-remote";
 }
 
 /** One closing line naming the checks that need --remote-kubeconfig (none when there are none). */

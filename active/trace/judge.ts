@@ -28,6 +28,7 @@ import {
 import type { Outcome } from "../../checks/types.ts";
 import type { Side } from "../model.ts";
 import type { CaptureReading } from "./_capture.ts";
+import { REMOTE_ID_LABEL } from "../../liqo/names.ts";
 
 /** The four capture points, in the order a request crosses them. */
 export const TRACE_HOPS = ["src-geneve", "src-tunnel", "dst-tunnel", "dst-geneve"] as const;
@@ -310,7 +311,7 @@ function remediationFor(f: TraceFault, d: TraceDirection): RemediationStep[] {
   const srcOn = d.source.side ?? "local";
   const dstOn = d.destination.side ?? "remote";
   const routes = (on: RunsOn) =>
-    kubectl(on, "get", "routeconfigurations,firewallconfigurations", "-A", "-l", "liqo.io/remote-cluster-id");
+    kubectl(on, "get", "routeconfigurations,firewallconfigurations", "-A", "-l", REMOTE_ID_LABEL);
   switch (f) {
     case "node-geneve":
     case "reply-node-geneve":

@@ -8,6 +8,7 @@
 import type { Outcome } from "../types.ts";
 import { fix, kubectl } from "../remediation.ts";
 import type { GenevePathReading } from "../facts.ts";
+import { INTERNAL_NODE_NAME_LABEL } from "../../liqo/names.ts";
 
 /** The active check FAB-03 takes as an input. */
 export const MATRIX_ID = "PROBE-MATRIX";
@@ -97,7 +98,7 @@ export function amendFab03(
         ...["-n", end.liqoNamespace, "get", "pods", "-l", "app.kubernetes.io/name=fabric", "-o", "wide"],
         ...["--field-selector", `spec.nodeName=${n.node}`],
       ),
-      kubectl("local", "get", "genevetunnels", "-A", "-l", `networking.liqo.io/internal-node-name=${n.node}`),
+      kubectl("local", "get", "genevetunnels", "-A", "-l", `${INTERNAL_NODE_NAME_LABEL}=${n.node}`),
     )
   );
   return {

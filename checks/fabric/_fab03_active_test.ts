@@ -36,7 +36,7 @@ function activeFab03(result: CheckResult, matrix: ActiveMatrix, end: FabricEnd) 
       status: o.status,
       summary: o.summary,
       evidence: o.evidence ?? [],
-      remediation: o.remediation ?? [],
+      remediation: o.remediation ?? result.remediation,
       skipKind: o.status === "skip" ? result.skipKind : null,
     },
     failedByActive: o.decidedBy === "PROBE-MATRIX",

@@ -11,7 +11,13 @@ import { ageMs, formatAge, peerObjects, REMOTE_ID_LABEL } from "../../liqo/looku
 import { contains } from "../../probes/cidr.ts";
 import { peerConfiguration, remappedCidrs } from "../../liqo/ipam.ts";
 import { fcCondition, virtualNodesOf } from "./shared.ts";
-import { MANAGED_BY_LABEL, ORIGIN_LABEL, SHADOW_ENDPOINTSLICE_MANAGER } from "../../liqo/names.ts";
+import {
+  MANAGED_BY_LABEL,
+  ORIGIN_LABEL,
+  SHADOW_ENDPOINTSLICE_MANAGER,
+  VIRTUAL_KUBELET_COMPONENT,
+  VIRTUAL_KUBELET_LABEL,
+} from "../../liqo/names.ts";
 
 function consumerSide(
   ctx: CheckContext,
@@ -156,7 +162,7 @@ function run(ctx: CheckContext): Outcome {
         kubectlIn(
           "local",
           ctx.peer?.tenantNamespace ?? "<tenant ns>",
-          ...["rollout", "restart", "deploy", "-l", "offloading.liqo.io/component=virtual-kubelet"],
+          ...["rollout", "restart", "deploy", "-l", `${VIRTUAL_KUBELET_LABEL}=${VIRTUAL_KUBELET_COMPONENT}`],
         ),
       ),
     };

@@ -103,20 +103,19 @@ Deno.test("e2e GW-05: refused from here while the tunnel is up → warn (this ho
   assert.equal(run.code, 1);
 });
 
-Deno.test("e2e GW-05: --udp-precise without --allow-ffi falls back, no crash, names --allow-ffi", async () => {
+Deno.test("e2e GW-05: --udp-precise without --allow-ffi is exit 3 naming the flag, never a silent unknown", async () => {
   const port = closedUdpPort();
+  // The documented entry points grant no FFI: the flag cannot work, so the run says so before it starts.
   const run = await check([setGatewayEndpoint("127.0.0.1", port), tunnelDown], {
     extraArgs: ["--udp-precise"],
   });
-  const gw05 = result(run, "GW-05");
-  assertResult(gw05, "unknown", [
-    "from this host: silence",
-    "[precise mode unavailable: precise UDP needs --allow-ffi]",
-  ]);
-  assert.ok(!/no ICMP refusal/.test(gw05.summary), `claims ICMP was watched: ${gw05.summary}`);
-  assert.match(gw05.summary, /normal for WireGuard.*--udp-precise could not run/);
-  assertNoOtherFailures(run, ["TUN-01", "TUN-02", "TUN-03", "TUN-05", "REF-01", "REF-02"]);
-  assert.equal(run.code, 2);
+  assert.equal(run.code, 3);
+  assert.equal(run.report.exitCode, 3, "the error document carries the process's exit code");
+  assert.match(run.report.error.message, /--allow-ffi.*--udp-precise/);
+  const lines = run.stderr.trim().split("\n").filter((l) => !/^connecting to /.test(l));
+  assert.equal(lines.length, 1, run.stderr);
+  assert.match(lines[0], /missing Deno permission --allow-ffi \(needed to use --udp-precise/);
+  assert.ok(!/deno task flyingfish/.test(lines[0]), "the task grants no FFI: it is not suggested");
 });
 
 // ---------------------------------------------------------------------------------------------
