@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { runMtu } from "./mtu/measure.ts";
 import { runTrace } from "./trace/measure.ts";
-import { twoClusters } from "../demo/fakekube/netfixture.ts";
+import { twoClusters } from "../tests/support/netfixture.ts";
 import { fakeProbeContext, probePod } from "../tests/support/probe_run_ctx.ts";
 import type { ExecOutcome } from "../kube/source.ts";
 

@@ -17,7 +17,7 @@ import {
   loadScenario,
   type Scenario,
   serveScenario,
-} from "../../demo/fakekube/scenario.ts";
+} from "../../fakekube/mod.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { PROBE_LABELS } from "../../active/model.ts";
 import type { ActiveRunRecord, MatrixGrid } from "../../report/model.ts";

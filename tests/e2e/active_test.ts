@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ACTIVE_SHARDS, activeScenarios, activeScenariosOfShard, probeObjects } from "./active_matrix.ts";
-import { activeScenariosRoot, loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { activeScenariosRoot, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
 import { diagnose, runOptionsFrom } from "../../cli/check.ts";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { validateJsonSchema } from "./formats.ts";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { runCollectCommand } from "../../cli/collect.ts";
 import { errorDocumentText } from "../../cli/errors.ts";
 import { ErrorDocumentSchema } from "../../report/error_doc.ts";

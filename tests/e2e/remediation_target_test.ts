@@ -5,7 +5,7 @@
  * `--kubeconfig` and dual-mode (`--remote-kubeconfig`) spellings are pinned by the goldens.
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 
 interface Step {

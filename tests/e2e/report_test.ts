@@ -9,7 +9,7 @@
  * script installs Debian's `chromium`). The browser is always killed.
  */
 import assert from "node:assert/strict";
-import { listScenarios, loadScenario } from "../../demo/fakekube/scenario.ts";
+import { listScenarios, loadScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS } from "./harness.ts";
 import { runScenarioCommand } from "./scenario_cli.ts";
 import { externalReferences } from "./formats.ts";

@@ -7,12 +7,11 @@
  * `deno test --parallel` runs them concurrently; this module is the one place defining the test.
  */
 import assert from "node:assert/strict";
-import { loadScenario } from "../../demo/fakekube/scenario.ts";
+import { type FakeCluster, loadScenario } from "../../fakekube/mod.ts";
 import { registerShardFilesTest, scenariosOfShard } from "./shards.ts";
 import { assertExpected, runScenario } from "./harness.ts";
 import { assertAllFormats } from "./formats.ts";
 import { assertTextLayout } from "./text_layout.ts";
-import type { FakeCluster } from "../../demo/fakekube/server.ts";
 import { assertDiagnosis, diagnosisExpectation } from "./diagnosis_expect.ts";
 
 /**

@@ -6,7 +6,7 @@
  * so no scenario can fall out of the run.
  */
 import assert from "node:assert/strict";
-import { listScenarios } from "../../demo/fakekube/scenario.ts";
+import { listScenarios } from "../../fakekube/mod.ts";
 
 /** Number of shard files per matrix (tests/e2e/<prefix>_<k>_test.ts, k < SHARDS). */
 export const SHARDS = 6;

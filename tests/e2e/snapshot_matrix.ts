@@ -5,7 +5,7 @@
  * and the helpers of snapshot_test.ts (which runs the same round trip through the CLI binary).
  */
 import assert from "node:assert/strict";
-import { loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, type Scenario, serveScenario } from "../../fakekube/mod.ts";
 import { assertExpected, FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 import { registerShardFilesTest, scenariosOfShard } from "./shards.ts";
 

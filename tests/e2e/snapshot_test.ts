@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { parse, parseAllDocuments } from "yaml";
-import { listScenarios, loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { listScenarios, loadScenario, type Scenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { assertSameDiagnosis, checkArgs, opts, type Report, withTmp } from "./snapshot_matrix.ts";
 import { gunzip, jsonBytes, layout, packBundle, readManifest, unpackBundle } from "../../kube/bundle.ts";
