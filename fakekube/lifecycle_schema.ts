@@ -6,7 +6,7 @@
 import { z } from "zod";
 
 /** Schema of `clusters.<name>.lifecycle` in an active scenario (every field optional). */
-export const LifecycleSchema = z.strictObject({
+export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObject({
   /**
    * Permission table: "verb resource[/sub]" entries the user may NOT do (e.g. "create pods",
    * "create pods/exec", "delete namespaces", "create namespaceoffloadings.offloading.liqo.io").
@@ -35,11 +35,23 @@ export const LifecycleSchema = z.strictObject({
   serviceCIDR: z.string().optional(),
 });
 
-/** The lifecycle knobs of one fake cluster, defaults applied. */
-export type Lifecycle = z.output<typeof LifecycleSchema>;
+/** The lifecycle knobs of one fake cluster, defaults applied (fields as {@link LifecycleSchema} documents). */
+export interface Lifecycle {
+  deny: string[];
+  podSecurity: "privileged" | "baseline" | "restricted";
+  imagePullFailures: string[];
+  namespaceStuck: boolean;
+  unschedulable: string[];
+  scheduleDelayMs: number;
+  startDelayMs: number;
+  backOffDelayMs: number;
+  namespaceDeleteDelayMs: number;
+  offloadingReadyDelayMs: number;
+  serviceCIDR?: string;
+}
 
 /** The lifecycle knobs as written (every field optional). */
-export type LifecycleInput = z.input<typeof LifecycleSchema>;
+export type LifecycleInput = Partial<Lifecycle>;
 
 /** Lifecycle defaults (what a cluster without a `lifecycle:` section gets). */
 export function lifecycleDefaults(input?: LifecycleInput): Lifecycle {

@@ -45,3 +45,25 @@ export { SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
 export { LIQO_CRDS } from "./crds.ts";
 export { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 export type { K8sObject } from "./object.ts";
+
+// The types the API above refers to.
+export type { ParsedBase, ScenarioFile } from "./scenario.ts";
+export type {
+  DropRule,
+  FaultProtocol,
+  FlakyRule,
+  Hop,
+  NatRule,
+  NetworkHost,
+  NetworkModel,
+} from "./netmodel.ts";
+export type { Traffic } from "./tls_front.ts";
+export type { PodWireguardState } from "./exec.ts";
+export type { Endpoint, Packet, Proto, SeenPacket, Target, Walk } from "./netpath.ts";
+export type { ExecFault, FaultMatch } from "./faults.ts";
+export type { Lifecycle } from "./lifecycle_schema.ts";
+export type { PodSecurityLevel } from "./admission.ts";
+export type { WriteContext } from "./writes.ts";
+export type { TlsMaterial } from "./tls.ts";
+export type { CrdSpec } from "./crds.ts";
+export type { Matcher } from "./selectors.ts";

@@ -116,7 +116,7 @@ const NatSchema = z.strictObject({
  *   the offloaded pods run on: offloaded pods sorted by name are placed round-robin; fault refs
  *   name them as `<provider cluster ID>/<node>`. Without it they sit on the virtual node.
  */
-export const NetworkModelSchema = z.strictObject({
+export const NetworkModelSchema: z.ZodType<NetworkModel, unknown> = z.strictObject({
   timeScale: z.number().min(0).max(10).default(0.1),
   blackholedNodes: z.array(NodeRef).default([]),
   geneveBroken: z.array(NodeRef).default([]),
@@ -142,8 +142,46 @@ export const NetworkModelSchema = z.strictObject({
   offload: z.strictObject({ remoteNodes: z.array(z.string()).default([]) }).default({ remoteNodes: [] }),
 });
 
-/** A validated `network:` block (defaults applied). */
-export type NetworkModel = z.infer<typeof NetworkModelSchema>;
+/** A protocol a fault can be limited to. */
+export type FaultProtocol = "tcp" | "udp" | "icmp";
+
+/** One directional drop rule (`network.drops[]`). */
+export interface DropRule {
+  from?: string;
+  to?: string;
+  protocol?: FaultProtocol;
+  at?: Hop;
+}
+
+/** One flaky pair (`network.flaky[]`): its first `failures` attempts are lost. */
+export interface FlakyRule {
+  from?: string;
+  to?: string;
+  protocol?: FaultProtocol;
+  failures: number;
+}
+
+/** One NAT mis-translation (`network.nat[]`): `source` is "gateway", "unmapped" or an IPv4. */
+export interface NatRule {
+  into: string;
+  source: string;
+}
+
+/** A validated `network:` block (defaults applied; the fields as {@link NetworkModelSchema} documents). */
+export interface NetworkModel {
+  timeScale: number;
+  blackholedNodes: string[];
+  geneveBroken: string[];
+  udpBlockedUnderlay: boolean;
+  nat: NatRule[];
+  mtu: { tunnel?: number; underlay: number; icmp: boolean; icmpFrom?: string };
+  dns: Record<string, Record<string, string | null>>;
+  deadBackends: string[];
+  drops: DropRule[];
+  flaky: FlakyRule[];
+  udp: { rttMs: number; lossEvery?: number; duplicateEvery?: number; lateEvery?: number; lateMs: number };
+  offload: { remoteNodes: string[] };
+}
 
 /** The healthy model. */
 export function healthyModel(): NetworkModel {

@@ -451,7 +451,7 @@ export class Network {
    * Walks `p` over its hops, logging it at every capture point it reaches, and says whether it
    * arrived. Same-network packets cross only the CNI.
    */
-  send(p: Packet, now = Date.now()): Walk {
+  send(p: Packet, now: number = Date.now()): Walk {
     if (p.src.net === p.dst.net) {
       const drop = this.#dropHop(p, ["cni"]);
       return { delivered: drop === null, dropAt: drop };

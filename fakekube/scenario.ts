@@ -392,7 +392,7 @@ function parseWireguard(text: string, source: string): WireguardState {
 }
 
 /** A base example cluster: its objects and WireGuard state. */
-interface ParsedBase {
+export interface ParsedBase {
   objects: K8sObject[];
   wireguard: WireguardState;
 }
