@@ -44,6 +44,7 @@ export { generateTlsMaterial, reissueCertificate } from "./tls.ts";
 export { SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
 export { LIQO_CRDS } from "./crds.ts";
 export { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+export { remapAddress } from "./ipv4.ts";
 export type { K8sObject } from "./object.ts";
 
 // The types the API above refers to.

@@ -12,7 +12,7 @@ import { runCollectCommand } from "../../cli/collect.ts";
 import { errorDocumentText } from "../../cli/errors.ts";
 import { ErrorDocumentSchema } from "../../report/error_doc.ts";
 import { CATALOG } from "../../checks/catalog.ts";
-import { sampleReport } from "../../report/fixture.ts";
+import { sampleReport } from "../support/report_fixture.ts";
 import { parse as parseYaml } from "yaml";
 
 const SCENARIO = "healthy-consumer";

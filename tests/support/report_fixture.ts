@@ -1,9 +1,15 @@
 /**
- * A sample report (two clusters' worth of labels, two peers, one failure) for reporter tests, docs
- * and `flyingfish schema` examples.
+ * A sample report (two clusters' worth of labels, two peers, one failure) for the reporter,
+ * render, watch and serve tests (test-only: it lives here, not in report/).
  */
-import { type CheckResult, type Report, type ReportResult, SCHEMA_VERSION, summarize } from "./model.ts";
-import { parseRemediation } from "./remediation.ts";
+import {
+  type CheckResult,
+  type Report,
+  type ReportResult,
+  SCHEMA_VERSION,
+  summarize,
+} from "../../report/model.ts";
+import { parseRemediation } from "../../report/remediation.ts";
 
 const LOCAL = "milan-8d1f03";
 const ROME = "rome-4b2a9e";

@@ -1,9 +1,8 @@
 /**
  * Test support for the CONTROL PLANE check tests: run a check over fixture objects, scenario
- * overlays, and ForeignCluster condition lookup. Holds no test case; named *_test.ts so that it counts as
- * test code, which may import tests/support (see tests/architecture_test.ts).
+ * overlays, and ForeignCluster condition lookup. Holds no test case.
  */
-import type { CheckDef, Outcome } from "../types.ts";
+import type { CheckDef, Outcome } from "../../checks/types.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { TlsDialResult } from "../../probes/hub.ts";
 import {
@@ -15,7 +14,7 @@ import {
   peersOf,
   scriptedProbes,
   viewOf,
-} from "../../tests/support/fixtures.ts";
+} from "./fixtures.ts";
 
 /** Runs the check `id` (one of the given definitions) for the first peer of the objects. */
 export type Run = (

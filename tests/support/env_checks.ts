@@ -1,11 +1,10 @@
 /**
  * Test support for the ENV check tests: run a check over fixture objects, and the fixture edits
- * several of them share. Holds no test case; named *_test.ts so that it counts as
- * test code, which may import tests/support (see tests/architecture_test.ts).
+ * several of them share. Holds no test case.
  */
-import type { CheckDef, Outcome } from "../types.ts";
+import type { CheckDef, Outcome } from "../../checks/types.ts";
 import type { DiscoveryOutcome, K8sObject } from "../../kube/source.ts";
-import { contextOf, find, inventoryOf, type Loose, peersOf, viewOf } from "../../tests/support/fixtures.ts";
+import { contextOf, find, inventoryOf, type Loose, peersOf, viewOf } from "./fixtures.ts";
 
 /** Runs the check `id` (one of the given definitions) over objects, with an optional remote cluster. */
 export type Run = (
