@@ -1,6 +1,6 @@
 /**
  * `flyingfish collect` + `flyingfish check --snapshot`, end to end through the real CLI:
- * - every scenario (snapshot_matrix.ts, sharded over snapshot_shard_<k>_test.ts, in-process): a live
+ * - every scenario (snapshot_matrix.ts, sharded over matrix/shard_<k>_test.ts, in-process): a live
  *   run and a collect against the fake API server, then an offline check of the bundle gives the same
  *   statuses, diagnosis and exit code;
  * - planted credentials (Secrets, kubeconfig, logs, WireGuard private keys) never reach the bundle;
