@@ -172,8 +172,8 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   const startedAt = Date.now();
   let execTicks = 0;
   const faults = new FaultTable(cfg.faults ?? []);
-  const initialRv = cfg.objects.reduce((m, o) => Math.max(m, Number(o.metadata.resourceVersion) || 0), 1000) +
-    1;
+  const highestRv = (m: number, o: K8sObject): number => Math.max(m, Number(o.metadata.resourceVersion) || 0);
+  const initialRv = cfg.objects.reduce(highestRv, 1000) + 1;
   const watchHub = new WatchHub(initialRv);
   cfg.network?.attach(cfg.name, () => [...resources.values()].flatMap((r) => r.objects));
   const lifecycleCfg = lifecycleDefaults(cfg.lifecycle);
