@@ -1,7 +1,7 @@
 /** The library surface of mod.ts: `diagnose` like `flyingfish check`, `renderReport`, `listChecks`. */
 import assert from "node:assert/strict";
 import { diagnose, listChecks, renderReport } from "./mod.ts";
-import { loadScenario, serveScenario } from "./demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "./fakekube/mod.ts";
 
 /** Serves scenario `name` and diagnoses it through the library, as `check` would with its kubeconfigs. */
 async function diagnoseScenario(name: string) {

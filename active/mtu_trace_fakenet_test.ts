@@ -1,12 +1,12 @@
 /**
  * PROBE-MTU and PROBE-TRACE in-process against the fake data plane the fake API server uses
- * (demo/fakekube/probe_exec.ts over the rome ↔ milan base examples): the real command lines go
+ * (fakekube/probe_exec.ts over the rome ↔ milan base examples): the real command lines go
  * into the exec router that answers like iputils, tcpdump and netexec would.
  */
 import assert from "node:assert/strict";
 import { runMtu } from "./mtu/measure.ts";
 import { runTrace } from "./trace/measure.ts";
-import { twoClusters } from "../demo/fakekube/netfixture.ts";
+import { twoClusters } from "../tests/support/netfixture.ts";
 import { fakeProbeContext, probePod } from "../tests/support/probe_run_ctx.ts";
 import type { ExecOutcome } from "../kube/source.ts";
 

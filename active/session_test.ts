@@ -14,7 +14,7 @@ import {
   withFlyingfishFlags,
 } from "./session.ts";
 import type { K8sObject } from "../kube/source.ts";
-import { activeScenariosRoot, loadScenario, serveScenario } from "../demo/fakekube/scenario.ts";
+import { activeScenariosRoot, loadScenario, serveScenario } from "../fakekube/mod.ts";
 import { PROBE_IMAGES } from "./fleet/images.ts";
 import type { SignalHost } from "./fleet/signals.ts";
 import { openActiveCluster } from "../tests/support/active_cluster.ts";

@@ -2,7 +2,7 @@
  * Benchmarks (run with `deno task bench`): CLI start-up for --help (the cluster client must not load),
  * and a full check of the healthy consumer against the fake API server over HTTPS.
  */
-import { loadScenario, serveScenario } from "../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../fakekube/mod.ts";
 
 const MAIN = new URL("../cli/main.ts", import.meta.url).pathname;
 const ROOT = new URL("../", import.meta.url).pathname;

@@ -5,6 +5,7 @@
  */
 import type { Command, Option } from "@commander-js/extra-typings";
 import { ToolError } from "../errors.ts";
+import { demoTestdata } from "./demo_data.ts";
 
 /** Shells a completion script is generated for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -252,10 +253,11 @@ export function completionScript(program: Command, shell: string, values: Argume
  * probe names for `probe`.
  */
 export async function argumentValues(): Promise<ArgumentValues> {
-  const [{ CATALOG, PROBE_NAMES }, { listScenarios }] = await Promise.all([
+  const [{ CATALOG, PROBE_NAMES }, { listScenarios, useTestdata }] = await Promise.all([
     import("../active/mod.ts"),
-    import("../demo/fakekube/scenario.ts"),
+    import("@flyingfish/fakekube"),
   ]);
+  useTestdata(demoTestdata());
   const scenarios = await listScenarios().catch(() => [] as string[]);
   return {
     explain: CATALOG.map((c) => c.id),

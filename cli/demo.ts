@@ -7,7 +7,9 @@ import {
   listScenarios,
   loadScenario,
   serveScenario,
-} from "../demo/fakekube/scenario.ts";
+  useTestdata,
+} from "@flyingfish/fakekube";
+import { demoTestdata } from "./demo_data.ts";
 import { ToolError } from "../errors.ts";
 import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
@@ -25,6 +27,7 @@ export interface DemoOptions {
 
 /** Runs the demo; returns the exit code of the check it ran. */
 export async function runDemo(name: string, opts: DemoOptions): Promise<number> {
+  useTestdata(demoTestdata());
   if (opts.active !== undefined && opts.active !== false) return await runActiveDemo(opts.active, opts);
   if (opts.list) {
     for (const s of await listScenarios()) {

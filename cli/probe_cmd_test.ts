@@ -5,7 +5,7 @@ import { probeOnly } from "../diagnose/active.ts";
 import { selectionFrom } from "./check.ts";
 import { allCatalogEntries, explanation } from "./catalog_cmd.ts";
 import { PROBE_CHECKS } from "../active/catalog.ts";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import type { ReportResult } from "../report/model.ts";
 
 Deno.test("probe names: words, commas, check IDs in any case, `all`; unknown is exit 3", () => {

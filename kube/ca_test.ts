@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ToolError } from "../errors.ts";
-import { generateTlsMaterial } from "../demo/fakekube/tls.ts";
+import { generateTlsMaterial } from "../fakekube/mod.ts";
 import { parsedCaPem } from "./ca.ts";
 
 const BAD = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----";

@@ -4,7 +4,7 @@
  * SOCKS5 proxy in front of the fake API server.
  */
 import assert from "node:assert/strict";
-import { startFakeCluster } from "../demo/fakekube/server.ts";
+import { startFakeCluster } from "../fakekube/mod.ts";
 import { processConnectionStats } from "./http.ts";
 import { KINDS } from "./kinds.ts";
 import { createLimiter } from "./limiter.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { inClusterConfig, inClusterServer } from "./incluster.ts";
 import { createLiveSource } from "./live/source.ts";
-import { startFakeCluster } from "../demo/fakekube/server.ts";
+import { startFakeCluster } from "../fakekube/mod.ts";
 import { ToolError } from "../errors.ts";
 import { KINDS } from "./kinds.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { generateTlsMaterial } from "../demo/fakekube/tls.ts";
+import { generateTlsMaterial } from "../fakekube/mod.ts";
 import { dialTls, tlsTarget } from "./tls.ts";
 import { parseCertificate } from "./x509.ts";
 

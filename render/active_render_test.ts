@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ActiveRunRecord, MatrixCell, Report, ReportResult } from "../report/model.ts";
 import { ReportSchema } from "../report/model.ts";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import { renderText } from "./text.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { renderHtml } from "./html.ts";

@@ -4,7 +4,7 @@ import { renderText } from "./text.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { renderHtml } from "./html.ts";
 import { renderJson } from "./json.ts";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import { ReportSchema } from "../report/model.ts";
 
 const PLAIN = { color: false, verbose: false, quiet: false };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
 import { ReportSchema } from "../report/model.ts";
-import { checkMarkup, sampleReport } from "../report/fixture.ts";
+import { checkMarkup, sampleReport } from "../tests/support/report_fixture.ts";
 import { renderJson } from "./json.ts";
 import { renderYaml } from "./yaml.ts";
 import { renderJunit, xmlAttr, xmlText } from "./junit.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dataPath, dataPaths, htmlEscape, renderHtml } from "./html.ts";
-import { checkMarkup, sampleReport } from "../report/fixture.ts";
+import { checkMarkup, sampleReport } from "../tests/support/report_fixture.ts";
 import type { Report, ReportResult } from "../report/model.ts";
 
 const ROME = "rome-4b2a9e";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { cleanText, renderText, type TextOptions } from "./text.ts";
 import { displayWidth, stripAnsi } from "./wrap.ts";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import {
   LAYER_TITLES,
   LAYERS,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { assembleReport, type ReportDraft } from "./assemble.ts";
 import type { CheckResult } from "./model.ts";
 import { ReportSchema } from "./model.ts";
-import { sampleReport } from "./fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import type { Invocation } from "./invocation.ts";
 import { commandsOf } from "./remediation.ts";
 import { fix, kubectl, kubectlIn, liqoctl, remoteKubeconfig, step } from "../checks/remediation.ts";

@@ -8,7 +8,7 @@ import {
   summarize,
   varyingScopes,
 } from "./model.ts";
-import { sampleReport } from "./fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import { publishedSchema } from "./error_doc.ts";
 
 Deno.test("fixture report validates against ReportSchema", () => {

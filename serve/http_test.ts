@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { PermissionError } from "../errors.ts";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import { renderJson } from "../render/json.ts";
 import type { Report } from "../report/model.ts";
 import { parseListen, SERVED_PATHS, startHttpServer } from "./http.ts";

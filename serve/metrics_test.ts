@@ -3,7 +3,7 @@
  * (tests/support/prom_text.ts) and asserted family by family.
  */
 import assert from "node:assert/strict";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import type { Report } from "../report/model.ts";
 import { parsePromText, type PromFamily } from "../tests/support/prom_text.ts";
 import {

@@ -1,10 +1,14 @@
 /**
  * The house rules, read from the product's own imports: every import points down the floors of the
  * pipeline (README, "Architecture"), no check imports another check, renderers see only the report
- * model, nothing in the product imports tests/, and Liqo's names are spelled only in liqo/.
+ * model, nothing in the product imports tests/, and Liqo's names are spelled only in liqo/. The fake
+ * API server (fakekube/) is no floor but its own workspace member: it imports only types of the
+ * product, and everything else reaches it through fakekube/mod.ts (rules in
+ * tests/support/import_rules.ts, which a planted violation tests).
  */
 import assert from "node:assert/strict";
 import { liqoNameLiterals } from "./support/liqo_literals.ts";
+import { FAKEKUBE, importsOf, isTestSide, memberViolations } from "./support/import_rules.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -22,22 +26,12 @@ const FLOORS: readonly (readonly string[])[] = [
   ["watch/"],
   ["render/"],
   ["serve/"],
-  ["demo/"],
   ["cli/"],
   ["mod.ts"],
 ];
 
-/** Not product code: tests, benchmarks, fixtures, the pinned toolchain. */
-const NOT_PRODUCT = [
-  /^tests\//,
-  /^bench\//,
-  /^testdata\//,
-  /^tools\//,
-  /^\.ci\//,
-  /_test\.ts$/,
-  /^dist\//,
-  /^cov\//,
-];
+/** Not product code: tests, benchmarks, fixtures, the pinned toolchain; the fakekube/ member. */
+const isProduct = (path: string): boolean => !isTestSide(path) && !path.startsWith(FAKEKUBE);
 
 function floorOf(path: string): number {
   const i = FLOORS.findIndex((f) => f.some((p) => p.endsWith("/") ? path.startsWith(p) : path === p));
@@ -45,35 +39,31 @@ function floorOf(path: string): number {
   return i;
 }
 
-async function productFiles(dir = ""): Promise<string[]> {
+/** Every .ts file of the checkout (repo paths), toolchain and build output aside. */
+async function tsFiles(dir = ""): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(new URL(dir || ".", ROOT))) {
     const path = dir + e.name;
-    if (e.name.startsWith(".") || e.name === "node_modules") continue;
-    if (e.isDirectory) out.push(...await productFiles(`${path}/`));
-    else if (e.name.endsWith(".ts") && !NOT_PRODUCT.some((re) => re.test(path))) out.push(path);
+    if (e.name.startsWith(".") || e.name === "node_modules" || /^(tools|dist|cov)$/.test(path)) continue;
+    if (e.isDirectory) out.push(...await tsFiles(`${path}/`));
+    else if (e.name.endsWith(".ts")) out.push(path);
   }
   return out;
-}
-
-/** Relative import targets of a module (static and dynamic), resolved to repo paths. */
-function importsOf(path: string, source: string): string[] {
-  const specs = [
-    ...source.matchAll(/(?:^|\n)\s*(?:import|export)[^"';]*?from\s*["'](\.{1,2}\/[^"']+)["']/g),
-    ...source.matchAll(/import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g),
-  ].map((m) => m[1]);
-  return specs.map((s) => new URL(s, new URL(path, ROOT)).pathname.slice(ROOT.pathname.length));
 }
 
 function isCheckFile(source: string): boolean {
   return /export const \w+: CheckDef\b/.test(source);
 }
 
-const files = await productFiles();
+const allFiles = await tsFiles();
 const sources = new Map(
-  await Promise.all(files.map(async (f) => [f, await Deno.readTextFile(new URL(f, ROOT))] as const)),
+  await Promise.all(allFiles.map(async (f) => [f, await Deno.readTextFile(new URL(f, ROOT))] as const)),
 );
-const edges = files.flatMap((f) => importsOf(f, sources.get(f)!).map((to) => ({ from: f, to })));
+const files = allFiles.filter(isProduct);
+/** The product's imports of repo modules (fakekube/ included: the member rules check those). */
+const edges = files.flatMap((f) =>
+  importsOf(f, sources.get(f)!).flatMap((e) => e.to === null ? [] : [{ from: f, to: e.to }])
+);
 
 Deno.test("architecture: the product has files on every floor it names and reads its imports", () => {
   assert.ok(files.length > 50, `only ${files.length} product files found`);
@@ -81,7 +71,9 @@ Deno.test("architecture: the product has files on every floor it names and reads
 });
 
 Deno.test("architecture: every import points down the floors", () => {
-  const up = edges.filter((e) => !e.to.startsWith("tests/") && floorOf(e.to) > floorOf(e.from));
+  const up = edges.filter((e) =>
+    !e.to.startsWith("tests/") && !e.to.startsWith(FAKEKUBE) && floorOf(e.to) > floorOf(e.from)
+  );
   assert.deepEqual(up.map((e) => `${e.from} -> ${e.to}`), []);
 });
 
@@ -159,4 +151,45 @@ Deno.test("architecture: the Liqo-name rule catches a planted literal, not a com
     'checks/env/env99.ts:8: "networking.liqo.io/active" (import it from liqo/names.ts)',
   ]);
   assert.deepEqual(liqoNameViolations("liqo/names.ts", planted), []);
+});
+
+Deno.test("architecture: fakekube/ imports only types of the product, and is reached only through its mod.ts", () => {
+  assert.ok([...sources.keys()].filter((f) => f.startsWith(FAKEKUBE)).length > 20, "fakekube/ not found");
+  assert.ok(
+    edges.some((e) => e.to === `${FAKEKUBE}mod.ts`),
+    "the product (cli/demo.ts) imports the fake through its face",
+  );
+  assert.deepEqual(memberViolations(sources), []);
+});
+
+Deno.test("architecture: the member rules report planted violations", () => {
+  const planted = new Map([
+    // fakekube/ using a product value, a multi-line one, a dynamic one, and tests/ even for types
+    ["fakekube/a.ts", 'import { field } from "../kube/selectors.ts";\n'],
+    ["fakekube/b.ts", 'import {\n  formatIPv4,\n  parseCidr,\n} from "../probes/cidr.ts";\n'],
+    ["fakekube/c.ts", 'const m = await import("../kube/kinds.ts");\n'],
+    ["fakekube/d.ts", 'import type { Loose } from "../tests/support/fixtures.ts";\n'],
+    ["fakekube/e.ts", 'import { type K8sObject } from "../kube/source.ts";\n'],
+    // fine: types of the product, its own modules, npm packages
+    [
+      "fakekube/ok.ts",
+      'import type { K8sObject } from "../kube/source.ts";\nimport { z } from "zod";\n' +
+      'import { field } from "./object.ts";\nexport type { Status } from "../checks/types.ts";\n',
+    ],
+    // outside reaching past the face, relatively or dynamically
+    ["cli/x.ts", 'import { startFakeCluster } from "../fakekube/server.ts";\n'],
+    ["tests/e2e/y_test.ts", 'const s = await import("../../fakekube/scenario.ts");\n'],
+    // fine: the face, by path or by package name
+    ["cli/ok.ts", 'import { loadScenario } from "@flyingfish/fakekube";\n'],
+    ["tests/ok_test.ts", 'import { loadScenario } from "../fakekube/mod.ts";\n'],
+  ]);
+  assert.deepEqual(memberViolations(planted), [
+    "cli/x.ts -> ../fakekube/server.ts: outside fakekube/, import its face fakekube/mod.ts only",
+    "fakekube/a.ts -> ../kube/selectors.ts: fakekube/ imports only types of the product (import type)",
+    "fakekube/b.ts -> ../probes/cidr.ts: fakekube/ imports only types of the product (import type)",
+    "fakekube/c.ts -> ../kube/kinds.ts: fakekube/ imports only types of the product (import type)",
+    "fakekube/d.ts -> ../tests/support/fixtures.ts: fakekube/ imports nothing of tests/",
+    "fakekube/e.ts -> ../kube/source.ts: fakekube/ imports only types of the product (import type)",
+    "tests/e2e/y_test.ts -> ../../fakekube/scenario.ts: outside fakekube/, import its face fakekube/mod.ts only",
+  ]);
 });

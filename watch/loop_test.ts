@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PermissionError, ToolError } from "../errors.ts";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import type { Report } from "../report/model.ts";
 import type { WatchEvent } from "../report/watch_model.ts";
 import { runWatchLoop } from "./loop.ts";

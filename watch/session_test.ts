@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sampleReport } from "../report/fixture.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 import type { Report, Status } from "../report/model.ts";
 import type { FlappingEvent, TransitionEvent } from "../report/watch_model.ts";
 import { FlapTracker } from "./flapping.ts";

@@ -6,7 +6,7 @@
  * label and only the expired ones go unless `--run-id`/`--all`.
  */
 import assert from "node:assert/strict";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, startFakeCluster } from "../../fakekube/mod.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { collectionPath } from "../../kube/live/write.ts";

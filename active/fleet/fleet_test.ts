@@ -4,9 +4,7 @@
  * image / node; offload mode waits for the NamespaceOffloading; missing RBAC creates nothing.
  */
 import assert from "node:assert/strict";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
-import type { LifecycleInput } from "../../demo/fakekube/lifecycle.ts";
-import { loadBase } from "../../demo/fakekube/scenario.ts";
+import { type FakeCluster, type LifecycleInput, loadBase, startFakeCluster } from "../../fakekube/mod.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { type FleetPlan, openFleet } from "./fleet.ts";

@@ -4,8 +4,7 @@
  * before anything is created.
  */
 import assert from "node:assert/strict";
-import { startFakeCluster } from "../../demo/fakekube/server.ts";
-import { loadBase } from "../../demo/fakekube/scenario.ts";
+import { loadBase, startFakeCluster } from "../../fakekube/mod.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import { accessNeeds, PreflightError } from "./preflight.ts";
 import { openFleet } from "./fleet.ts";

@@ -4,7 +4,7 @@
  * against the fake API server's permission table and Pod Security admission (plain HTTP).
  */
 import assert from "node:assert/strict";
-import { startFakeCluster } from "../../demo/fakekube/server.ts";
+import { startFakeCluster } from "../../fakekube/mod.ts";
 import { ToolError } from "../../errors.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import type { AccessAttributes } from "../../kube/live/write.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { podSecurityViolations, SAFE_SYSCTLS, validate } from "../../demo/fakekube/admission.ts";
+import { podSecurityViolations, SAFE_SYSCTLS, validate } from "../../fakekube/mod.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { netexecArgs } from "../commands.ts";
 import { PROBE_IMAGES } from "./images.ts";

@@ -5,9 +5,7 @@
  * EndpointSlice controller, resolves and sweeps through the fake network model.
  */
 import assert from "node:assert/strict";
-import { startFakeCluster } from "../../demo/fakekube/server.ts";
-import { loadBase } from "../../demo/fakekube/scenario.ts";
-import { createNetworkHost } from "../../demo/fakekube/probe_exec.ts";
+import { createNetworkHost, loadBase, startFakeCluster } from "../../fakekube/mod.ts";
 import { openKubeClient } from "../../kube/live/client.ts";
 import { createExecutor } from "../../kube/live/exec.ts";
 import { openFleet } from "../fleet/fleet.ts";

@@ -13,13 +13,18 @@
 import { runActive } from "../../active/session.ts";
 import type { ActiveCluster, ActiveOptions } from "../../active/context.ts";
 import type { K8sObject } from "../../kube/source.ts";
-import { createNetworkHost } from "../../demo/fakekube/probe_exec.ts";
-import { activeScenariosRoot, buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import {
+  activeScenariosRoot,
+  buildClusterConfig,
+  createNetworkHost,
+  type FakeCluster,
+  LiqoReflection,
+  loadScenario,
+  startFakeCluster,
+} from "../../fakekube/mod.ts";
 import { PROBE_IMAGES } from "../../active/fleet/images.ts";
 import { PROBE_LABELS, type Side } from "../../active/model.ts";
 import { probesFor } from "../../cli/probe_cmd.ts";
-import { LiqoReflection } from "../../demo/fakekube/reflection.ts";
 import { openActiveCluster } from "../../tests/support/active_cluster.ts";
 
 /** Every object named after `from` (not its pods), cloned for `to`; the Node's pod CIDR moved to `cidr`. */

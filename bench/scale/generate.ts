@@ -21,13 +21,13 @@
  * like a scenario.
  */
 import type { K8sObject } from "../../kube/source.ts";
-import type { WireguardState } from "../../demo/fakekube/exec.ts";
 import {
   DEFAULT_REFERENCE_TIME,
   loadBase,
   shiftCertificates,
   shiftTimestamps,
-} from "../../demo/fakekube/scenario.ts";
+  type WireguardState,
+} from "../../fakekube/mod.ts";
 
 /** What to generate. */
 export interface ScaleParams {

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { loadBase } from "../../demo/fakekube/scenario.ts";
-import { startFakeCluster } from "../../demo/fakekube/server.ts";
+import { loadBase, startFakeCluster } from "../../fakekube/mod.ts";
 import { overlaps } from "../../probes/cidr.ts";
 import { generateScaleCluster, loadScaleCluster, type ScaleParams, SMALL_SCALE } from "./generate.ts";
 

@@ -3,7 +3,7 @@
  * continuation pages, exec sessions, everything else (discovery, /version, gets, logs), and the
  * requests sent more than once.
  */
-import type { RequestLogEntry } from "../../demo/fakekube/server.ts";
+import type { RequestLogEntry } from "../../fakekube/mod.ts";
 
 /** Counts of one run's requests. */
 export interface RequestStats {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RequestLogEntry } from "../../demo/fakekube/server.ts";
+import type { RequestLogEntry } from "../../fakekube/mod.ts";
 import { isCollectionPath, replayableGets, requestStats } from "./requests.ts";
 
 const get = (path: string, query = "", upgrade = false): RequestLogEntry => ({

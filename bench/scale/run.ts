@@ -23,7 +23,7 @@
 import { parseArgs } from "node:util";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFakeCluster } from "../../demo/fakekube/server.ts";
+import { startFakeCluster } from "../../fakekube/mod.ts";
 import { FULL_SCALE, loadScaleCluster, type ScaleParams, SMALL_SCALE } from "./generate.ts";
 import { replayableGets, type RequestStats, requestStats } from "./requests.ts";
 import type { FloorPlan, FloorResult } from "./floor.ts";

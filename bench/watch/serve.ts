@@ -5,8 +5,7 @@
  *
  *   deno run --allow-env --allow-read --allow-write --allow-net=127.0.0.1 bench/watch/serve.ts <scenario> <kubeconfig-out>
  */
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import type { RequestLogEntry } from "../../demo/fakekube/server.ts";
+import { loadScenario, type RequestLogEntry, serveScenario } from "../../fakekube/mod.ts";
 
 /** What one request was: a list, a watch, an exec, /version, or discovery. */
 export function requestKind(r: RequestLogEntry): string {

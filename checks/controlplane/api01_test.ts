@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { CheckDef } from "../types.ts";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { API_01 } from "./api01.ts";
-import { fcCondition, runner, text } from "./support_test.ts";
+import { fcCondition, runner, text } from "../../tests/support/controlplane_checks.ts";
 
 const check = (id: string): CheckDef => [API_01].find((c) => c.id === id)!;
 const run = runner([API_01]);

@@ -3,7 +3,7 @@ import type { K8sObject } from "../../kube/source.ts";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { API_01 } from "./api01.ts";
 import { API_02 } from "./api02.ts";
-import { overlay, runner, text } from "./support_test.ts";
+import { overlay, runner, text } from "../../tests/support/controlplane_checks.ts";
 
 // The in-band scenario test also runs API-01 on the healthy variant.
 const run = runner([API_01, API_02]);

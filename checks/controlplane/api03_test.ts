@@ -2,7 +2,7 @@ import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { API_03 } from "./api03.ts";
-import { overlay, runner, text } from "./support_test.ts";
+import { overlay, runner, text } from "../../tests/support/controlplane_checks.ts";
 
 const run = runner([API_03]);
 

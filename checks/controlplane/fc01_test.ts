@@ -2,7 +2,7 @@ import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { FC_01 } from "./fc01.ts";
-import { fcCondition, runner, text } from "./support_test.ts";
+import { fcCondition, runner, text } from "../../tests/support/controlplane_checks.ts";
 
 const run = runner([FC_01]);
 

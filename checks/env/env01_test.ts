@@ -2,7 +2,7 @@ import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_01 } from "./env01.ts";
-import { crashLoop, loseNode, runner, setCm, text } from "./support_test.ts";
+import { crashLoop, loseNode, runner, setCm, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_01]);
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { K8sObject } from "../../kube/source.ts";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_02, parseSemver } from "./env02.ts";
-import { runner, text } from "./support_test.ts";
+import { runner, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_02]);
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { DiscoveryOutcome } from "../../kube/source.ts";
 import { baseObjects } from "../../tests/support/fixtures.ts";
 import { ENV_03, expectedLiqoResources } from "./env03.ts";
-import { runner, text } from "./support_test.ts";
+import { runner, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_03]);
 

@@ -2,7 +2,7 @@ import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { BASE_TIME, baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_04 } from "./env04.ts";
-import { runner, text } from "./support_test.ts";
+import { runner, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_04]);
 

@@ -2,7 +2,7 @@ import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_05, parseKernel } from "./env05.ts";
-import { crashLoop, runner, setCm, text } from "./support_test.ts";
+import { crashLoop, runner, setCm, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_05]);
 

@@ -2,7 +2,7 @@ import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_06 } from "./env06.ts";
-import { runner, setCm, text } from "./support_test.ts";
+import { runner, setCm, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_06]);
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { baseObjects, find } from "../../tests/support/fixtures.ts";
 import { ENV_07 } from "./env07.ts";
 import { ENV_CHECKS } from "./mod.ts";
-import { loseNode, runner, text } from "./support_test.ts";
+import { loseNode, runner, text } from "../../tests/support/env_checks.ts";
 
 const run = runner([ENV_07]);
 

@@ -79,7 +79,7 @@ Deno.test("tolerates follows Kubernetes semantics", () => {
 });
 
 Deno.test("FAB-01: a fabric pod on a lost node is that node's (see ENV-07): warn", async () => {
-  const { loseNode } = await import("../env/support_test.ts");
+  const { loseNode } = await import("../../tests/support/env_checks.ts");
   const o = await run("FAB-01", "milan", (objs) => {
     loseNode(find(objs, "Node", "milan-worker-2"));
     const pod = find(objs, "Pod", "liqo-fabric-q9c4x", "liqo");

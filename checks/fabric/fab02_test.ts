@@ -39,7 +39,7 @@ Deno.test("FAB-02: no running gateway pod is a skip", async () => {
 });
 
 Deno.test("FAB-02: a NotReady node's missing wiring is left to ENV-07", async () => {
-  const { loseNode } = await import("../env/support_test.ts");
+  const { loseNode } = await import("../../tests/support/env_checks.ts");
   const o = await run("FAB-02", "milan", (objs) => {
     const w3 = structuredClone(find(objs, "Node", "milan-worker-2"));
     w3.metadata.name = "milan-worker-3";

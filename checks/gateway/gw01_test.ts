@@ -139,7 +139,7 @@ Deno.test("GW-01: an unreadable log says why and the summary stands without it",
 });
 
 Deno.test("GW-01: a gateway pod on a NotReady node fails naming the node (see ENV-07)", async () => {
-  const { loseNode } = await import("../env/support_test.ts");
+  const { loseNode } = await import("../../tests/support/env_checks.ts");
   const objs = await milan();
   loseNode(find(objs, "Node", "milan-worker-2"));
   const o = await run("GW-01", objs);

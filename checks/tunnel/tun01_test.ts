@@ -41,7 +41,7 @@ Deno.test("TUN-01: no Connection lists the PublicKeys; ping disabled passes", as
 });
 
 Deno.test("TUN-01: a stale Connection whose gateway pod sits on a NotReady node names the node", async () => {
-  const { loseNode } = await import("../env/support_test.ts");
+  const { loseNode } = await import("../../tests/support/env_checks.ts");
   const objs = await rome();
   find(objs, "Connection", "gw-milan-8d1f03", ROME_NS).status.latency.timestamp = "2026-11-30T02:16:00Z";
   loseNode(find(objs, "Node", "rome-worker-1"));

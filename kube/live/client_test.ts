@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, startFakeCluster } from "../../fakekube/mod.ts";
 import { KINDS } from "../kinds.ts";
 import type { K8sObject } from "../source.ts";
 import { MAX_SOCKETS } from "../http.ts";

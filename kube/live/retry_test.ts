@@ -5,7 +5,7 @@
  * budget, and that a list that needed retries says so.
  */
 import assert from "node:assert/strict";
-import { type FakeCluster, type FaultRule, startFakeCluster } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, type FaultRule, startFakeCluster } from "../../fakekube/mod.ts";
 import { KINDS } from "../kinds.ts";
 import type { K8sObject } from "../source.ts";
 import {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { PermissionError, ToolError } from "../../errors.ts";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
-import type { WireguardState } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, startFakeCluster, type WireguardState } from "../../fakekube/mod.ts";
 import { KINDS } from "../kinds.ts";
 import {
   createLiveSource,

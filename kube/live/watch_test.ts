@@ -9,7 +9,7 @@ import type { K8sObject } from "../source.ts";
 import { withWatchCache } from "../watch_cache.ts";
 import { openWatchableSource } from "./watch.ts";
 import { REDACTED_KEYS_ANNOTATION } from "./list.ts";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, startFakeCluster } from "../../fakekube/mod.ts";
 
 const WG_PUBLIC = "KNaKPPsf1NbJGhEN3wUqwHx6h+AJBpNJPIIvgpTvqFI=";
 

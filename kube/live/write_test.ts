@@ -6,7 +6,7 @@
  * permission tool error.
  */
 import assert from "node:assert/strict";
-import { type FakeCluster, startFakeCluster } from "../../demo/fakekube/server.ts";
+import { type FakeCluster, startFakeCluster } from "../../fakekube/mod.ts";
 import { PermissionError, ToolError } from "../../errors.ts";
 import type { K8sObject } from "../source.ts";
 import { isUnsent } from "../http.ts";

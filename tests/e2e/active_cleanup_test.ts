@@ -12,14 +12,15 @@
  */
 import assert from "node:assert/strict";
 import {
+  type FaultRule,
+  lifecycleDefaults,
+  type LifecycleInput,
   loadScenario,
+  NetworkModelSchema,
   type Scenario,
   type ServedScenario,
   serveScenario,
-} from "../../demo/fakekube/scenario.ts";
-import { lifecycleDefaults, type LifecycleInput } from "../../demo/fakekube/lifecycle.ts";
-import { NetworkModelSchema } from "../../demo/fakekube/netmodel.ts";
-import type { FaultRule } from "../../demo/fakekube/faults.ts";
+} from "../../fakekube/mod.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { PROBE_LABELS, probeNamespace } from "../../active/model.ts";
 import { REPEAT_GRACE_MS } from "../../active/fleet/signals.ts";

@@ -7,8 +7,8 @@
  * FlyingFish's is left in either cluster afterwards (a namespace the scenario keeps from going away
  * is the one exception: it must be Terminating and reported `stuck`).
  *
- * One CLI process per scenario; the scenarios are spread over tests/e2e/active_shard_<k>_test.ts
- * so `deno test --parallel` runs them concurrently.
+ * One CLI process per scenario; the scenarios are spread over the shard files
+ * tests/e2e/matrix/shard_<k>_test.ts (see shards.ts) so `deno test --parallel` runs them concurrently.
  */
 import assert from "node:assert/strict";
 import {
@@ -17,24 +17,16 @@ import {
   loadScenario,
   type Scenario,
   serveScenario,
-} from "../../demo/fakekube/scenario.ts";
+} from "../../fakekube/mod.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { PROBE_LABELS } from "../../active/model.ts";
 import type { ActiveRunRecord, MatrixGrid } from "../../report/model.ts";
 import { cellState } from "../../report/model.ts";
 import { assertExpected, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 
-/** Shard files of the active matrix (tests/e2e/active_shard_<k>_test.ts, k < ACTIVE_SHARDS). */
-export const ACTIVE_SHARDS = 5;
-
 /** The active scenarios, sorted. */
 export function activeScenarios(): Promise<string[]> {
   return listScenarios(activeScenariosRoot());
-}
-
-/** The active scenarios of shard `k`. */
-export async function activeScenariosOfShard(k: number): Promise<string[]> {
-  return (await activeScenarios()).filter((_, i) => i % ACTIVE_SHARDS === k);
 }
 
 /** Objects a probe run made: labelled managed-by=flyingfish, a flyingfish-probe-* namespace, or inside one. */
@@ -181,7 +173,7 @@ export async function registerActiveScenarioTest(name: string): Promise<void> {
   });
 }
 
-/** Registers every active scenario of shard `k`. */
-export async function registerActiveShard(k: number): Promise<void> {
-  for (const name of await activeScenariosOfShard(k)) await registerActiveScenarioTest(name);
+/** Registers every active scenario in `names` (one shard's share, see shards.ts). */
+export async function registerActiveShare(names: readonly string[]): Promise<void> {
+  for (const name of names) await registerActiveScenarioTest(name);
 }

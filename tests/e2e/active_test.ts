@@ -1,31 +1,18 @@
 /**
- * The active-scenario matrix as a whole (the scenarios themselves run in active_shard_<k>_test.ts):
- * every scenario lands in exactly one shard, and a PASSIVE run of every active scenario stays
- * read-only — the same GET-only, listed-once request-log assertion as the passive matrix, on the
+ * The active-scenario matrix as a whole (the scenarios themselves run in the shard files
+ * tests/e2e/matrix/shard_<k>_test.ts, whose guard checks every scenario lands in exactly one): a
+ * PASSIVE run of every active scenario stays read-only — the same GET-only, listed-once request-log assertion as the passive matrix, on the
  * fake servers that learned writes.
  */
 import assert from "node:assert/strict";
-import { ACTIVE_SHARDS, activeScenarios, activeScenariosOfShard, probeObjects } from "./active_matrix.ts";
-import { activeScenariosRoot, loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { activeScenarios, probeObjects } from "./active_matrix.ts";
+import { activeScenariosRoot, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
 import { diagnoseSources, runOptionsFrom } from "../../cli/check.ts";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { assertPassiveAndListedOnce } from "./scenario_matrix.ts";
 
 const sanitizers = { sanitizeOps: false, sanitizeResources: false };
-
-Deno.test("active matrix: the shard files are active_shard_0..n-1, every active scenario in one", async () => {
-  const found: number[] = [];
-  for await (const e of Deno.readDir(new URL("./", import.meta.url))) {
-    const m = e.name.match(/^active_shard_(\d+)_test\.ts$/);
-    if (m) found.push(Number(m[1]));
-  }
-  assert.deepEqual(found.sort((a, b) => a - b), [...Array(ACTIVE_SHARDS).keys()]);
-  const all = await activeScenarios();
-  assert.ok(all.length >= 10, `only ${all.length} active scenarios`);
-  const sharded = (await Promise.all(found.map(activeScenariosOfShard))).flat().sort();
-  assert.deepEqual(sharded, all);
-});
 
 Deno.test({
   name: "a passive check of every active scenario issues GETs only (each list once)",

@@ -4,7 +4,7 @@
  * the checkout.
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 import { opts, REPO, run, show, withTmp } from "./dist_support.ts";
 

@@ -5,7 +5,7 @@
  * against the objects the fake API server serves.
  */
 import assert from "node:assert/strict";
-import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
+import { buildClusterConfig, loadScenario } from "../../fakekube/mod.ts";
 import { runScenario } from "./harness.ts";
 import { runScenarioCommand } from "./scenario_cli.ts";
 import type { CheatSheetEntry } from "../../report/model.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { z } from "zod";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 
 const REPO = new URL("../../", import.meta.url);

@@ -7,12 +7,12 @@
 import assert from "node:assert/strict";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { validateJsonSchema } from "./formats.ts";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { runCollectCommand } from "../../cli/collect.ts";
 import { errorDocumentText } from "../../cli/errors.ts";
 import { ErrorDocumentSchema } from "../../report/error_doc.ts";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
-import { sampleReport } from "../../report/fixture.ts";
+import { sampleReport } from "../support/report_fixture.ts";
 import { parse as parseYaml } from "yaml";
 
 const SCENARIO = "healthy-consumer";

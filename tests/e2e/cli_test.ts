@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { runCli, runScenario } from "./harness.ts";
 import { explanation } from "../../cli/catalog_cmd.ts";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 
 /** The lines of stderr that are not progress ("connecting to …"): a tool error is exactly one. */
 function errorLines(stderr: string): string[] {

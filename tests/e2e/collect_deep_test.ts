@@ -5,7 +5,7 @@
  * collected and judged as usual; never a stack trace.
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { checkArgs, opts, withTmp } from "./snapshot_matrix.ts";

@@ -8,7 +8,7 @@
  * the live one.
  */
 import assert from "node:assert/strict";
-import { loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, type Scenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { assertSameDiagnosis, checkArgs, opts, withTmp } from "./snapshot_matrix.ts";
 import { gunzip, layout, readManifest, unpackBundle } from "../../kube/bundle.ts";

@@ -4,8 +4,7 @@
  * every planned request was made — once. Pods are never listed across all namespaces.
  */
 import assert from "node:assert/strict";
-import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
-import type { FakeCluster } from "../../demo/fakekube/server.ts";
+import { buildClusterConfig, type FakeCluster, loadScenario } from "../../fakekube/mod.ts";
 import { Inventory, requestKey } from "../../kube/inventory.ts";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
 import type { K8sObject } from "../../kube/source.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { z } from "zod";
-import { scenariosRoot } from "../../demo/fakekube/scenario.ts";
+import { scenariosRoot } from "../../fakekube/mod.ts";
 import { renderText } from "../../render/text.ts";
 import { remediationText } from "../../report/remediation.ts";
 import type { ScenarioRun } from "./harness.ts";

@@ -4,7 +4,7 @@
  * works; running exactly that command works (the fake plugin prints a token the fake server takes).
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 
 /** A kubeconfig for `name` whose user gets its token from `plugin` (client.authentication.k8s.io/v1). */

@@ -5,8 +5,7 @@
  * with a `faults:` section.
  */
 import assert from "node:assert/strict";
-import type { FaultAction, FaultRule } from "../../demo/fakekube/faults.ts";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { type FaultAction, type FaultRule, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { kindsFor } from "../../diagnose/views.ts";
 import { DEFAULT_RETRY } from "../../kube/http.ts";

@@ -6,7 +6,7 @@
  * unreadable kind, and every other result as in the clean run unless what it needs changed.
  */
 import assert from "node:assert/strict";
-import type { FaultAction } from "../../demo/fakekube/faults.ts";
+import type { FaultAction } from "../../fakekube/mod.ts";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
 import { kindsFor } from "../../diagnose/views.ts";
 import type { KindId } from "../../kube/kinds.ts";

@@ -8,8 +8,7 @@
  * the faulting fake server; exec always goes live. One fault run is then an inventory view and an
  * engine run, not 32 HTTP lists. Logs, when the live source reads them, also go live.
  */
-import { loadScenario, type ServedScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import type { FaultRule } from "../../demo/fakekube/faults.ts";
+import { type FaultRule, loadScenario, type ServedScenario, serveScenario } from "../../fakekube/mod.ts";
 import type { RetryPolicy } from "../../kube/http.ts";
 import { type KindId, KINDS, type KindSpec, listPath, type ListScope } from "../../kube/kinds.ts";
 import { createLiveSource, type LiveClusterSource } from "../../kube/live/source.ts";

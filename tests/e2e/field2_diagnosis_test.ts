@@ -3,7 +3,7 @@
  * its diagnosis must tell a user (asserted on the scenario matrix's run of it: diagnosis_expect.ts).
  */
 import assert from "node:assert/strict";
-import { listScenarios } from "../../demo/fakekube/scenario.ts";
+import { listScenarios } from "../../fakekube/mod.ts";
 import { diagnosisExpectation } from "./diagnosis_expect.ts";
 
 Deno.test("field2: at least 15 scenarios, each with a diagnosis.yaml", async () => {

@@ -24,7 +24,7 @@ import { renderJunit } from "../../render/junit.ts";
 import { renderMarkdown } from "../../render/markdown.ts";
 import { renderHtml } from "../../render/html.ts";
 import { MARKS, renderText } from "../../render/text.ts";
-import { checkMarkup } from "../../report/fixture.ts";
+import { checkMarkup } from "../support/report_fixture.ts";
 
 /** A JSON Schema (the subset zod's `toJSONSchema` emits). */
 export type JsonSchema = boolean | { [keyword: string]: unknown };

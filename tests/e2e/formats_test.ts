@@ -1,7 +1,7 @@
 /** The format validator itself: it accepts good reports and catches the problems it claims to. */
 import assert from "node:assert/strict";
 import { jsonSchema } from "../../report/model.ts";
-import { sampleReport } from "../../report/fixture.ts";
+import { sampleReport } from "../support/report_fixture.ts";
 import { renderHtml } from "../../render/html.ts";
 import { assertAllFormats, externalReferences, junitTestcases, validateJsonSchema } from "./formats.ts";
 

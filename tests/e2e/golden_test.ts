@@ -16,7 +16,7 @@
  * `UPDATE_GOLDEN=1 deno task test --filter golden` rewrites the files; review the diff.
  */
 import assert from "node:assert/strict";
-import { listScenarios } from "../../demo/fakekube/scenario.ts";
+import { listScenarios } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS } from "./harness.ts";
 import { normalise, runScenarioCommand } from "./scenario_cli.ts";
 import { VERSION } from "../../version.ts";

@@ -5,12 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { remediationText } from "../../report/remediation.ts";
-import {
-  loadScenario,
-  type Scenario,
-  type ServedScenario,
-  serveScenario,
-} from "../../demo/fakekube/scenario.ts";
+import { loadScenario, type Scenario, type ServedScenario, serveScenario } from "../../fakekube/mod.ts";
 
 /** Permissions e2e runs of the CLI get: Deno itself refuses any network target but 127.0.0.1. */
 export const CLI_PERMISSIONS: string[] = [

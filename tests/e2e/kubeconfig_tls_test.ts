@@ -5,7 +5,7 @@
  * kubectl does, without `insecure-skip-tls-verify`.
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { FAKE_CLOCK, runCli } from "./harness.ts";
 import { checkArgs, opts, withTmp } from "./snapshot_matrix.ts";
 

@@ -9,7 +9,7 @@
  * (API-01 and the permission cases.)
  */
 import assert from "node:assert/strict";
-import { startFakeCluster } from "../../demo/fakekube/server.ts";
+import { startFakeCluster } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS } from "./harness.ts";
 import {
   assertNoOtherFailures,

@@ -2,8 +2,13 @@
 import assert from "node:assert/strict";
 import { remediationText } from "../../report/remediation.ts";
 import type { K8sObject } from "../../kube/source.ts";
-import { buildClusterConfig, loadScenario } from "../../demo/fakekube/scenario.ts";
-import { type FakeCluster, type FakeClusterConfig, startFakeCluster } from "../../demo/fakekube/server.ts";
+import {
+  buildClusterConfig,
+  type FakeCluster,
+  type FakeClusterConfig,
+  loadScenario,
+  startFakeCluster,
+} from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { type Loose, loose } from "../support/fixtures.ts";
 

@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import type { RequestLogEntry } from "../../demo/fakekube/server.ts";
+import { loadScenario, type RequestLogEntry, serveScenario } from "../../fakekube/mod.ts";
 import { diagnose } from "../../mod.ts";
 import { runCollectCommand } from "../../cli/collect.ts";
 import { FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";

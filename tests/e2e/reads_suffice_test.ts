@@ -4,7 +4,7 @@
  * exactly as in the full run. A check that silently used pods another check listed would differ.
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
 import { createProbeHub } from "../../probes/live_hub.ts";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";

@@ -9,13 +9,13 @@
  * script installs Debian's `chromium`). The browser is always killed.
  */
 import assert from "node:assert/strict";
-import { listScenarios, loadScenario } from "../../demo/fakekube/scenario.ts";
+import { listScenarios, loadScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS } from "./harness.ts";
 import { runScenarioCommand } from "./scenario_cli.ts";
 import { externalReferences } from "./formats.ts";
-import { sampleReport } from "../../report/fixture.ts";
+import { sampleReport } from "../support/report_fixture.ts";
 import { renderHtml } from "../../render/html.ts";
-import { checkMarkup } from "../../report/fixture.ts";
+import { checkMarkup } from "../support/report_fixture.ts";
 
 const HOP_KEYS = [
   "pod-local",

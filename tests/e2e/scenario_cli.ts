@@ -3,7 +3,7 @@
  * flags `runScenario` builds, plus a caller-chosen environment and permissions. Used by the
  * format, golden, TTY and report tests.
  */
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { VERSION } from "../../version.ts";
 

@@ -3,16 +3,14 @@
  * over HTTPS: the expected diagnosis, statuses and evidence are asserted, and so is passivity
  * (GET requests and exec upgrades only) and "each kind listed at most once per cluster per run".
  *
- * The scenarios are spread over tests/e2e/scenarios_shard_<k>_test.ts (see shards.ts) so that
- * `deno test --parallel` runs them concurrently; this module is the one place defining the test.
+ * The scenarios are spread over the shard files tests/e2e/matrix/shard_<k>_test.ts (see shards.ts)
+ * so that `deno test --parallel` runs them concurrently; this module is the one place defining the test.
  */
 import assert from "node:assert/strict";
-import { loadScenario } from "../../demo/fakekube/scenario.ts";
-import { registerShardFilesTest, scenariosOfShard } from "./shards.ts";
+import { type FakeCluster, loadScenario } from "../../fakekube/mod.ts";
 import { assertExpected, runScenario } from "./harness.ts";
 import { assertAllFormats } from "./formats.ts";
 import { assertTextLayout } from "./text_layout.ts";
-import type { FakeCluster } from "../../demo/fakekube/server.ts";
 import { assertDiagnosis, diagnosisExpectation } from "./diagnosis_expect.ts";
 
 /**
@@ -35,10 +33,9 @@ export function assertPassiveAndListedOnce(name: string, cluster: FakeCluster): 
   }
 }
 
-/** Registers the scenario test of every scenario of shard `k` (see shards.ts). */
-export async function registerScenarioTests(k: number): Promise<void> {
-  registerShardFilesTest("scenarios_shard", k);
-  for (const name of await scenariosOfShard(k)) await registerScenarioTest(name);
+/** Registers the scenario test of every scenario in `names` (one shard's share, see shards.ts). */
+export async function registerScenarioTests(names: readonly string[]): Promise<void> {
+  for (const name of names) await registerScenarioTest(name);
 }
 
 async function registerScenarioTest(name: string): Promise<void> {

@@ -8,7 +8,7 @@
  * unexpected cursor movement.
  */
 import { displayWidth } from "../../render/wrap.ts";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 import { scriptPath } from "./scenario_cli.ts";
 

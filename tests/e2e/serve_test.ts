@@ -10,8 +10,7 @@
 import assert from "node:assert/strict";
 import { parse, stringify } from "yaml";
 import { diagnose } from "../../mod.ts";
-import { buildClusterConfig, loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
-import type { FakeCluster } from "../../demo/fakekube/server.ts";
+import { buildClusterConfig, type FakeCluster, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { runServeCommand } from "../../cli/serve_cmd.ts";
 import { parsePromText, type PromFamily } from "../support/prom_text.ts";
 import { covers, granted, permissionKey, permissionsOf, type Rule } from "../support/rbac.ts";

@@ -3,7 +3,7 @@
  * not in `-o json`, not in the HTML report, not in a bundle's manifest (kube/display_url.ts).
  */
 import assert from "node:assert/strict";
-import { loadScenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { checkArgs, opts, withTmp } from "./snapshot_matrix.ts";
 import { readManifest, unpackBundle } from "../../kube/bundle.ts";

@@ -1,6 +1,6 @@
 /**
  * `flyingfish collect` + `flyingfish check --snapshot`, end to end through the real CLI:
- * - every scenario (snapshot_matrix.ts, sharded over snapshot_shard_<k>_test.ts, in-process): a live
+ * - every scenario (snapshot_matrix.ts, sharded over matrix/shard_<k>_test.ts, in-process): a live
  *   run and a collect against the fake API server, then an offline check of the bundle gives the same
  *   statuses, diagnosis and exit code;
  * - planted credentials (Secrets, kubeconfig, logs, WireGuard private keys) never reach the bundle;
@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { parse, parseAllDocuments } from "yaml";
-import { listScenarios, loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { listScenarios, loadScenario, type Scenario, serveScenario } from "../../fakekube/mod.ts";
 import { CLI_PERMISSIONS, type CliRun, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { assertSameDiagnosis, checkArgs, opts, type Report, withTmp } from "./snapshot_matrix.ts";
 import { gunzip, jsonBytes, layout, packBundle, readManifest, unpackBundle } from "../../kube/bundle.ts";

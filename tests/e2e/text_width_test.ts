@@ -9,7 +9,7 @@
  * covers the terminal end to end.
  */
 import assert from "node:assert/strict";
-import { loadScenario, type Scenario, serveScenario } from "../../demo/fakekube/scenario.ts";
+import { loadScenario, type Scenario, serveScenario } from "../../fakekube/mod.ts";
 import { FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 import { renderText } from "../../render/text.ts";
 import type { Report } from "../../report/model.ts";

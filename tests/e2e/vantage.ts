@@ -4,7 +4,7 @@
  * network namespace (`unshare -n`), it prints one JSON line per scenario: nothing but loopback exists
  * there, so no packet can leave the machine whatever `--allow-net` says.
  */
-import { listScenarios, loadScenario } from "../../demo/fakekube/scenario.ts";
+import { listScenarios, loadScenario } from "../../fakekube/mod.ts";
 import { runScenario } from "./harness.ts";
 
 /** Scenarios whose expected outcome is a healthy peering (exit 0). */

@@ -14,11 +14,12 @@
 import assert from "node:assert/strict";
 import {
   buildClusterConfig,
+  type FakeCluster,
   loadScenario,
+  type RequestLogEntry,
   type ServedScenario,
   serveScenario,
-} from "../../demo/fakekube/scenario.ts";
-import type { FakeCluster, RequestLogEntry } from "../../demo/fakekube/server.ts";
+} from "../../fakekube/mod.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
 import { openWatchableSource } from "../../kube/live/watch.ts";
 import type { RunOptions } from "../../checks/types.ts";

@@ -4,7 +4,7 @@
  * README's role), shared with tests/deploy_test.ts and tests/e2e/serve_test.ts (deploy/'s role),
  * and extended to the watch requests of `watch`/`serve` (`watch=1` as well as `watch=true`).
  */
-import type { RequestLogEntry } from "../../demo/fakekube/server.ts";
+import type { RequestLogEntry } from "../../fakekube/mod.ts";
 
 /** One permission: a resource verb, or a GET of a non-resource URL (discovery, /version). */
 export type Permission =

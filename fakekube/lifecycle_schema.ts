@@ -1,0 +1,59 @@
+/**
+ * The knobs of a fake cluster's lifecycle (scenario.yaml `clusters.<name>.lifecycle`), apart from
+ * the controller that applies them (lifecycle.ts), so the write path can read them without
+ * importing the controller.
+ */
+import { z } from "zod";
+
+/** Schema of `clusters.<name>.lifecycle` in an active scenario (every field optional). */
+export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObject({
+  /**
+   * Permission table: "verb resource[/sub]" entries the user may NOT do (e.g. "create pods",
+   * "create pods/exec", "delete namespaces", "create namespaceoffloadings.offloading.liqo.io").
+   * Honoured by SelfSubjectAccessReviews, writes, reads and exec alike. "*" as verb denies all verbs.
+   */
+  deny: z.array(z.string().regex(/^\S+ \S+$/, 'a "verb resource[/subresource]" pair')).default([]),
+  /** Pod Security level enforced in namespaces without a `pod-security.kubernetes.io/enforce` label. */
+  podSecurity: z.enum(["privileged", "baseline", "restricted"]).default("privileged"),
+  /** Image references containing any of these strings fail to pull (ErrImagePull, then ImagePullBackOff). */
+  imagePullFailures: z.array(z.string().min(1)).default([]),
+  /** A deleted namespace stays Terminating forever (with the conditions a real stuck namespace shows). */
+  namespaceStuck: z.boolean().default(false),
+  /** Nodes that take no new pod (the scheduler reports "Too many pods" for them). */
+  unschedulable: z.array(z.string()).default([]),
+  /** From a pod's creation to its binding by the scheduler. */
+  scheduleDelayMs: z.number().int().nonnegative().default(50),
+  /** From the binding to the containers running (or the image pull failing). */
+  startDelayMs: z.number().int().nonnegative().default(50),
+  /** From ErrImagePull to ImagePullBackOff. */
+  backOffDelayMs: z.number().int().nonnegative().default(200),
+  /** From a namespace DELETE to the namespace and its content being gone. */
+  namespaceDeleteDelayMs: z.number().int().nonnegative().default(300),
+  /** From a NamespaceOffloading's creation to `status.offloadingPhase: Ready`. */
+  offloadingReadyDelayMs: z.number().int().nonnegative().default(100),
+  /** Service ClusterIPs are allocated from here (default: the Liqo `service-cidr` Network, else 10.96.0.0/12). */
+  serviceCIDR: z.string().optional(),
+});
+
+/** The lifecycle knobs of one fake cluster, defaults applied (fields as {@link LifecycleSchema} documents). */
+export interface Lifecycle {
+  deny: string[];
+  podSecurity: "privileged" | "baseline" | "restricted";
+  imagePullFailures: string[];
+  namespaceStuck: boolean;
+  unschedulable: string[];
+  scheduleDelayMs: number;
+  startDelayMs: number;
+  backOffDelayMs: number;
+  namespaceDeleteDelayMs: number;
+  offloadingReadyDelayMs: number;
+  serviceCIDR?: string;
+}
+
+/** The lifecycle knobs as written (every field optional). */
+export type LifecycleInput = Partial<Lifecycle>;
+
+/** Lifecycle defaults (what a cluster without a `lifecycle:` section gets). */
+export function lifecycleDefaults(input?: LifecycleInput): Lifecycle {
+  return LifecycleSchema.parse(input ?? {});
+}

@@ -1,4 +1,0 @@
-/** Shard 5 of the scenario matrix (tests/e2e/scenario_matrix.ts, sharding in shards.ts). */
-import { registerScenarioTests } from "./scenario_matrix.ts";
-
-await registerScenarioTests(5);
