@@ -212,7 +212,9 @@ export async function runActiveReport(
             // A tool error of the session (a refused pre-flight) is the run's error: nothing printed.
             const error = run.error();
             if (error) throw error;
-            return scope === "probe" ? wiring.probeOnly(r) : r;
+            // A run the session stopped says so, and carries the process's exit code.
+            const stopped = wiring.withStop(r, run.stoppedBy(), `--timeout ${opts.timeout}`);
+            return scope === "probe" ? wiring.probeOnly(stopped) : stopped;
           },
         },
       );
@@ -240,7 +242,7 @@ export async function runActiveReport(
         `their objects removed (see the report); raise --timeout (0 = no limit)\n`,
     );
   }
-  return (await import("../diagnose/active.ts")).activeExitCode(report, stoppedBy);
+  return report.exitCode;
 }
 
 /** After the report: kept or stuck namespaces get the command that removes them (stderr). */

@@ -129,7 +129,9 @@ export function probeOnly(report: Report): Report {
   for (const r of results) summary[r.status]++;
   const passiveBroken = report.diagnosis !== null && report.diagnosis.layer !== "probe";
   const exitCode = passiveBroken ? 2 : exitCodeOf(results);
-  return { ...report, results, summary, exitCode: report.exitCode === 3 ? 3 : exitCode };
+  // A stopped run keeps the process's exit code (130, 3), like a tool error.
+  const keep = report.exitCode === 3 || report.stopped !== undefined;
+  return { ...report, results, summary, exitCode: keep ? report.exitCode : exitCode };
 }
 
 /** The process's exit code of an active run: 130 after a signal, 3 after the run's timeout. */
@@ -137,4 +139,27 @@ export function activeExitCode(report: Report, stoppedBy: StopCause | null): num
   if (stoppedBy === "SIGINT" || stoppedBy === "SIGTERM") return 130;
   if (stoppedBy === "timeout") return 3;
   return report.exitCode;
+}
+
+/**
+ * The report of a run the session stopped early says so, in every format: `stopped` names the cause
+ * and what became of the probe objects, and the document's exit code is the process's — never a
+ * "no failure found, exit 0" for a run that did not finish.
+ */
+export function withStop(report: Report, stoppedBy: StopCause | null, timeoutLabel: string): Report {
+  if (stoppedBy === null) return report;
+  const cause = stoppedBy === "timeout" ? `${timeoutLabel} was reached` : `interrupted by ${stoppedBy}`;
+  const left = (report.active?.cleanup ?? []).filter((c) => c.status !== "removed");
+  const objects = left.length
+    ? `what it created is left in ${left.map((c) => `${c.cluster}/${c.namespace} (${c.status})`).join(", ")}`
+    : "what it created was removed";
+  return {
+    ...report,
+    stopped: {
+      by: stoppedBy,
+      message: `the run did not finish (${cause}): the probes were stopped and ${objects}; ` +
+        `the results are what was measured so far, not a verdict`,
+    },
+    exitCode: activeExitCode(report, stoppedBy),
+  };
 }

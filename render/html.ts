@@ -355,6 +355,12 @@ export function renderHtml(report: Report): string {
   );
 
   // Diagnosis
+  if (report.stopped) {
+    body.push(
+      `<section id="stopped" class="s-unknown"><div class="head"><span class="st">${MARKS.unknown}</span> ` +
+        `Run not finished: ${h(report.stopped.message)}</div></section>`,
+    );
+  }
   const d = report.diagnosis;
   if (d) {
     const where = [scopes.cluster ? d.cluster : null, d.peer !== null ? `peer ${d.peer}` : null].filter((x) =>

@@ -89,9 +89,23 @@ export function renderJunit(report: Report): string {
     `<testsuites name="flyingfish" tests="${all.length}" failures="${
       count(all, (r) => r.status === "fail")
     }"` +
-    ` errors="0" skipped="${count(all, isSkipped)}" time="${seconds(report.durationMs)}"` +
+    ` errors="${report.stopped ? 1 : 0}" skipped="${count(all, isSkipped)}" time="${
+      seconds(report.durationMs)
+    }"` +
     ` timestamp="${xmlAttr(report.generatedAt)}">`,
   ];
+  if (report.stopped) {
+    // A run that did not finish is an error of the run itself, whatever its results say.
+    out.push(
+      `  <testsuite name="RUN" tests="1" failures="0" errors="1" skipped="0" time="0" timestamp="${
+        xmlAttr(report.generatedAt)
+      }">`,
+      `    <testcase classname="RUN" name="the run finished" time="0">`,
+      `      <error message="${xmlAttr(`run not finished: ${report.stopped.message}`)}"/>`,
+      `    </testcase>`,
+      `  </testsuite>`,
+    );
+  }
   for (const { name, results } of suites.values()) {
     const time = results.reduce((t, r) => t + r.durationMs, 0);
     out.push(

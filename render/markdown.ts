@@ -89,6 +89,9 @@ export function renderMarkdown(report: Report): string {
 
   // Diagnosis
   out.push("## Diagnosis", "");
+  if (report.stopped) {
+    out.push(`> **${MARKS.unknown} Run not finished:** ${mdEscape(report.stopped.message)}`, "");
+  }
   const d = report.diagnosis;
   if (d) {
     const where = scopeText(d.cluster, d.peer, scopes.cluster || report.clusters.length > 1);

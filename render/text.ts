@@ -424,6 +424,15 @@ function foldedAlso(items: readonly string[], room: number): string {
   return displayWidth(first) <= room ? first : ` (also failing: ${items.length})`;
 }
 
+/** `run not finished: …` when the run was stopped before its end (a signal, `--timeout`). */
+function stoppedLines(report: Report, c: Colors, width: number): string[] {
+  if (!report.stopped) return [];
+  return wrapWords(`${MARKS.unknown} run not finished: ${oneLine(report.stopped.message)}`, width, {
+    first: " ",
+    rest: "   ",
+  }).map(c.yellow);
+}
+
 /** Most "also failing" lines printed under the diagnosis; the rest are counted. */
 const MAX_ALSO_FAILING = 5;
 
@@ -445,8 +454,12 @@ export function diagnosisLines(
     const extra: string[] = [];
     if (report.summary.warn) extra.push(plural(report.summary.warn, "warning", "warnings"));
     if (report.summary.unknown) extra.push(`${report.summary.unknown} unknown`);
-    const text = `no failure found${extra.length ? ` — ${extra.join(", ")}` : ""}`;
-    return wrapWords(text, width, { first: " ", rest: "   " }).map(extra.length ? c.yellow : c.green);
+    // A run that did not finish found no failure in what it measured: that is no verdict.
+    const found = report.stopped ? "no failure found in what was measured" : "no failure found";
+    const text = `${found}${extra.length ? ` — ${extra.join(", ")}` : ""}`;
+    return wrapWords(text, width, { first: " ", rest: "   " }).map(
+      extra.length || report.stopped ? c.yellow : c.green,
+    );
   }
   const whereOf = (f: { cluster: string; peer: string | null }): string => {
     const where: string[] = [];
@@ -592,7 +605,11 @@ export function renderText(report: Report, opts: TextOptions): string {
   const c = createColors(opts.color);
   const width = opts.width ?? PIPE_WIDTH;
   const scopes = varyingScopes(report.results);
-  const tail = ["", ...diagnosisLines(report, c, scopes, opts.quiet, width)];
+  const tail = [
+    "",
+    ...stoppedLines(report, c, width),
+    ...diagnosisLines(report, c, scopes, opts.quiet, width),
+  ];
   const counts = countLine(report.summary, report.durationMs, c, width);
   if (opts.quiet) return [counts, ...tail].join("\n") + "\n";
   const out: string[] = header(report, c, opts.verbose, width);

@@ -165,6 +165,19 @@ export interface Report {
   incomplete: ReportGap[];
   /** The active probe run (`probe`, `check --active`); absent or null for passive runs. */
   active?: ActiveRunRecord | null;
+  /**
+   * Set when the run did not finish (a signal, `--timeout`): its results are what it had measured,
+   * not a verdict, and `exitCode` is the process's (130, 3). Absent: the run ran to its end.
+   */
+  stopped?: RunStop;
+}
+
+/** Why a run did not finish. */
+export interface RunStop {
+  /** What stopped it: a signal, or the run's `--timeout`. */
+  by: "SIGINT" | "SIGTERM" | "timeout";
+  /** One line saying so, and what became of the probe objects. */
+  message: string;
 }
 
 /** A report section that could not be built from complete data. */
@@ -342,6 +355,13 @@ const reportObject = z.object({
   cheatSheet: z.array(CheatSheetEntrySchema),
   incomplete: z.array(ReportGapSchema).describe(
     "Report sections built from partial data (a kind they read was forbidden or unreadable), and why",
+  ),
+  stopped: z.object({
+    by: z.enum(["SIGINT", "SIGTERM", "timeout"]),
+    message: z.string(),
+  }).optional().describe(
+    "Set when the run did not finish (a signal, --timeout): the results are what it had measured, not a " +
+      "verdict, and exitCode is the process's (130 after a signal, 3 after --timeout)",
   ),
   active: ActiveRunRecordSchema.nullable().optional().describe(
     "The active probe run (flyingfish probe, check --active): run id, mode, peer, the objects it " +

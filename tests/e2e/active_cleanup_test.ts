@@ -205,6 +205,11 @@ async function interruptWhen(
     const r = await cli.done;
     assert.deepEqual(leftovers(s, runId), [], `SIGINT once ${what}: left behind\n${r.stderr}`);
     assert.equal(r.code, 130, `SIGINT once ${what}: exit code\n${r.stderr}`);
+    // The report says the run did not finish, and carries the process's exit code.
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.exitCode, 130, `SIGINT once ${what}: the document's exit code`);
+    assert.equal(doc.stopped?.by, "SIGINT", `SIGINT once ${what}: the document says it was stopped`);
+    assert.match(doc.stopped.message, /did not finish \(interrupted by SIGINT\)/);
   } finally {
     await s.close();
   }
@@ -299,6 +304,13 @@ async function neverReady(extra: string[]): Promise<{ code: number; ms: number }
     const r = await cli.done;
     assert.deepEqual(leftovers(s, runId), [], `${extra.join(" ")}: left behind\n${r.stderr}`);
     assert.notEqual(r.code, 0, r.stderr);
+    if (extra.includes("--timeout")) {
+      const doc = JSON.parse(r.stdout);
+      assert.equal(r.code, 3, r.stderr);
+      assert.equal(doc.exitCode, 3, "the document's exit code is the process's");
+      assert.equal(doc.stopped?.by, "timeout");
+      assert.match(doc.stopped.message, /--timeout 8s was reached/);
+    }
     return r;
   } finally {
     await s.close();
