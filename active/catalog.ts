@@ -94,7 +94,9 @@ export const PROBE_UDP: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.udp, "udp", 
     reads: `Uses the matrix's probe pods. From one local pod to one remote pod it sends a series of ` +
       `${UDP_THRESHOLDS.count} ` +
       "datagrams, each carrying a run nonce and a sequence number (`echo ff-<nonce>-<seq>` through " +
-      "netexec /dial), one after the other, and records which came back, how often, and the round " +
+      "netexec /dial), one after the other within a batch — each batch small enough that, every datagram " +
+      "lost and waiting its 2 s, it ends inside the exec limit (--request-timeout); the batches run at " +
+      "once — and records which came back, how often, and the round " +
       "trip; then asks the far side which source address it saw (netexec `clientip`). The expected " +
       "source is the local pod IP remapped with the remote cluster's Configuration for the local " +
       "cluster (direct mode; it needs --remote-kubeconfig). " + HYGIENE,

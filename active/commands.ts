@@ -55,16 +55,21 @@ export function udpDial(ip: string, request: string, maxTimeSeconds = 7): string
 /** Marker that opens the PROBE-UDP series script (the exec router recognises it). */
 export const UDP_SERIES_MARKER = "ff-udp-series";
 
+/** What one datagram of the PROBE-UDP series may wait for its answer (curl `--max-time`), seconds. */
+export const UDP_DATAGRAM_WAIT_S = 2;
+
 /**
- * PROBE-UDP: `count` nonce-numbered datagrams (`echo ff-<nonce>-<seq>`) through netexec `/dial`,
- * one after the other. Output: one line per datagram, `<seq> <json answer> <seconds>` where
- * seconds is curl's `%{time_total}` (the round trip plus a loopback HTTP hop).
+ * PROBE-UDP: `count` nonce-numbered datagrams (`echo ff-<nonce>-<seq>`, seq `first` … `first +
+ * count - 1`) through netexec `/dial`, one after the other. Output: one line per datagram, `<seq>
+ * <json answer> <seconds>` where seconds is curl's `%{time_total}` (the round trip plus a loopback
+ * HTTP hop). A lost datagram costs {@link UDP_DATAGRAM_WAIT_S}: the exec takes up to count × that.
  */
-export function udpSeries(ip: string, nonce: string, count: number): string[] {
+export function udpSeries(ip: string, nonce: string, count: number, first = 1): string[] {
   const url = dialUrl(ip, `echo ff-${nonce}-SEQ`).replace("SEQ", "$i");
-  const script = `: ${UDP_SERIES_MARKER} count=${count} host=${ip} nonce=${nonce}; ` +
-    `for i in $(seq 1 ${count}); do printf '%s ' "$i"; ` +
-    `curl -sS --max-time 2 -w ' %{time_total}\\n' "${url}" || echo ' -1'; done`;
+  const last = first + count - 1;
+  const script = `: ${UDP_SERIES_MARKER} count=${count} first=${first} host=${ip} nonce=${nonce}; ` +
+    `for i in $(seq ${first} ${last}); do printf '%s ' "$i"; ` +
+    `curl -sS --max-time ${UDP_DATAGRAM_WAIT_S} -w ' %{time_total}\\n' "${url}" || echo ' -1'; done`;
   return ["sh", "-c", script];
 }
 

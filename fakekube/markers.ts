@@ -6,7 +6,7 @@
  * (active/commands.ts).
  */
 
-/** Marker of a batched UDP dial series (`: ff-udp-series count=… host=… nonce=…; …`). */
+/** Marker of a batched UDP dial series (`: ff-udp-series count=… first=… host=… nonce=…; …`). */
 export const UDP_SERIES_MARKER = "ff-udp-series";
 
 /** Marker of a batched service sweep (`: ff-svc-sweep count=… host=…; …`). */

@@ -254,16 +254,20 @@ function markerFields(script: string, marker: string): Record<string, string> | 
   return out;
 }
 
-/** The PROBE-UDP series: one `<seq> <json> <time_total>` line per datagram (see commands.ts). */
+/**
+ * The PROBE-UDP series: one `<seq> <json> <time_total>` line per datagram, seq `first` (default 1)
+ * onwards (see commands.ts); each lost datagram waits curl's `--max-time`, like the shell loop.
+ */
 async function udpSeries(ctx: Ctx, f: Record<string, string>, script: string): Promise<ExecResult> {
   const count = Number(f.count ?? "0");
+  const first = Number(f.first ?? "1");
   const host = f.host ?? "";
   const nonce = f.nonce ?? "";
   const maxTime = Number(script.match(/--max-time (\d+(?:\.\d+)?)/)?.[1] ?? "2");
   const q = ctx.net.model.udp;
   let stdout = "";
   let stderr = "";
-  for (let i = 1; i <= count; i++) {
+  for (let i = first; i < first + count; i++) {
     if (ctx.signal.aborted) break;
     const own = ctx.src ? ctx.net.listening(ctx.src) : null;
     if (!own) {
