@@ -102,6 +102,21 @@ export function dontFragmentPing(address: string, payload: number): string[] {
   return ["ping", "-M", "do", "-c", "1", "-W", "1", "-s", String(payload), address];
 }
 
+/** The gateway's WireGuard interface (Liqo `pkg/gateway/tunnel/wireguard/flags.go`, --interface-name default). */
+export const TUNNEL_INTERFACE = "liqo-tunnel";
+
+/** The gateway pod's interface toward the underlay (its pod-network interface). */
+export const UNDERLAY_INTERFACE = "eth0";
+
+/**
+ * The MTU of an interface of the gateway container (one number): what tells the interface's own
+ * limit from a path MTU the kernel cached after an earlier "frag needed" — iputils prints either as
+ * `local error: message too long, mtu=X`.
+ */
+export function interfaceMtu(iface: string): string[] {
+  return ["cat", `/sys/class/net/${iface}/mtu`];
+}
+
 /**
  * PROBE-TRACE: capture UDP to the probe port on `iface` for `seconds`, printing packet payloads as
  * ASCII (`-A`) so the nonce can be found; `timeout` ends it (exit 124 is the normal end).
@@ -123,6 +138,6 @@ export function captureOn(iface: string, seconds: number): string[] {
 }
 
 /** The WireGuard transfer counters of a gateway (container `wireguard`): `wg show <iface> dump`. */
-export function wgDump(iface = "liqo-tunnel"): string[] {
+export function wgDump(iface = TUNNEL_INTERFACE): string[] {
   return ["wg", "show", iface, "dump"];
 }

@@ -97,6 +97,10 @@ const NatSchema = z.strictObject({
  *   needs underlay ≥ size + 60 (WireGuard over IPv4). `icmp` (default true): a too-big packet gets
  *   "Frag needed and DF set (mtu = X)" from `icmpFrom` (default: the sending gateway's tunnel
  *   address for tunnel pings, the destination for underlay pings); false = silent black hole.
+ *   A gateway pod's kernel caches each "frag needed" it gets for 10 minutes (Linux
+ *   `net.ipv4.route.mtu_expires`): later larger pings to that address fail locally with
+ *   `local error: message too long, mtu=<cached>`, while `cat /sys/class/net/<iface>/mtu` in the
+ *   `gateway` container still prints the interface's own MTU.
  * - `dns: {cluster: {name: ip | null}}`: extra names (or overrides) per cluster; `null` = the
  *   name does not resolve. Service names resolve by themselves (`svc`, `svc.ns`, `svc.ns.svc`,
  *   `svc.ns.svc.cluster.local`) to the Service's ClusterIP in the asking pod's cluster.

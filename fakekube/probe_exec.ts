@@ -435,18 +435,28 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
     return pingOutput(addr, payload, { kind: "lost" });
   };
   const isGateway = ctx.pod.metadata.labels?.["networking.liqo.io/component"] === "gateway";
+  const netns = `${ctx.cluster}|${ctx.pod.metadata.namespace}/${ctx.pod.metadata.name}`;
+  /** A router's "frag needed": the kernel learns the path MTU toward addr (see Network.learnPathMtu). */
+  const fragNeeded = (from: string, mtu: number) => {
+    ctx.net.learnPathMtu(netns, addr, mtu);
+    return pingOutput(addr, payload, { kind: "frag", from, mtu });
+  };
+  // A path MTU learnt earlier: the kernel refuses the send itself, reporting the cached value.
+  const cached = isGateway ? ctx.net.cachedPathMtu(netns, addr) : null;
   if (isGateway) {
     const tun = tunnelAddresses(ctx.pod);
     const peerId = ctx.pod.metadata.labels?.["networking.liqo.io/gateway-name"] ?? null;
     if (addr === tun.own) return pingOutput(addr, payload, { kind: "ok", ms: 0.041 });
     if (addr === tun.peer) {
       const ifaceMtu = ctx.net.gatewayMtu(ctx.cluster, peerId);
-      if (size > ifaceMtu) return pingOutput(addr, payload, { kind: "local", mtu: ifaceMtu });
+      // The route's MTU is the smaller of the interface's and a cached path MTU.
+      const limit = Math.min(ifaceMtu, cached ?? Infinity);
+      if (size > limit) return pingOutput(addr, payload, { kind: "local", mtu: limit });
       if (m.udpBlockedUnderlay) return await lost();
       const path = ctx.net.tunnelPathMtu(ctx.cluster, peerId);
       if (size > path) {
         if (!m.mtu.icmp) return await lost();
-        return pingOutput(addr, payload, { kind: "frag", from: m.mtu.icmpFrom ?? tun.own, mtu: path });
+        return fragNeeded(m.mtu.icmpFrom ?? tun.own, path);
       }
       return pingOutput(addr, payload, { kind: "ok", ms: 1.2 + m.udp.rttMs });
     }
@@ -456,10 +466,11 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
   if (t.kind === "none") {
     if (!isGateway) return await lost();
     // The underlay, towards the peer's public endpoint: eth0 then the path between the sites.
-    if (size > 1500) return pingOutput(addr, payload, { kind: "local", mtu: 1500 });
+    const limit = Math.min(UNDERLAY_IFACE_MTU, cached ?? Infinity);
+    if (size > limit) return pingOutput(addr, payload, { kind: "local", mtu: limit });
     if (size > m.mtu.underlay) {
       if (!m.mtu.icmp) return await lost();
-      return pingOutput(addr, payload, { kind: "frag", from: m.mtu.icmpFrom ?? addr, mtu: m.mtu.underlay });
+      return fragNeeded(m.mtu.icmpFrom ?? addr, m.mtu.underlay);
     }
     return pingOutput(addr, payload, { kind: "ok", ms: 0.9 + m.udp.rttMs });
   }
@@ -468,6 +479,24 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
   const ex = ctx.net.exchange(src!, t.dst, addr, "icmp", 0, "echo-request", () => "echo-reply", { size });
   if (!ex.back?.delivered) return await lost();
   return pingOutput(addr, payload, { kind: "ok", ms: 0.3 + (t.dst.net === src!.net ? 0 : m.udp.rttMs) });
+}
+
+/** The MTU of a gateway pod's `eth0` (the underlay side). */
+const UNDERLAY_IFACE_MTU = 1500;
+
+/**
+ * `cat /sys/class/net/<iface>/mtu` in a gateway pod's `gateway` container: the same interface MTUs
+ * ping's local errors use (liqo-tunnel: the gateway's spec.mtu; eth0: 1500). Null otherwise (the
+ * WireGuard state in exec.ts answers the other containers).
+ */
+function interfaceMtu(ctx: Ctx, container: string, args: string[]): ExecResult | null {
+  const isGateway = ctx.pod.metadata.labels?.["networking.liqo.io/component"] === "gateway";
+  const m = /^\/sys\/class\/net\/([^/]+)\/mtu$/.exec(args[0] ?? "");
+  if (!isGateway || container !== "gateway" || !m || args.length !== 1) return null;
+  const peerId = ctx.pod.metadata.labels?.["networking.liqo.io/gateway-name"] ?? null;
+  if (m[1] === TUNNEL_IFACE) return ok(`${ctx.net.gatewayMtu(ctx.cluster, peerId)}\n`);
+  if (m[1] === "eth0") return ok(`${UNDERLAY_IFACE_MTU}\n`);
+  return res("", `cat: can't open '${args[0]}': No such file or directory\n`, 1);
 }
 
 // ---------------------------------------------------------------- tcpdump
@@ -574,6 +603,7 @@ export function routeProbeCommand(
   pod: K8sObject,
   command: readonly string[],
   signal: AbortSignal,
+  container = "",
 ): Promise<ExecResult> | null {
   const [cmd, ...args] = command;
   if (cmd === undefined) return null;
@@ -607,6 +637,10 @@ export function routeProbeCommand(
   }
   if (bin === "getent") return Promise.resolve(getent(ctx, args));
   if (bin === "ping") return ping(ctx, args);
+  if (bin === "cat") {
+    const r = interfaceMtu(ctx, container, args);
+    return r ? Promise.resolve(r) : null;
+  }
   if (bin === "timeout" && args[1] === "tcpdump") return tcpdump(ctx, Number(args[0]), args.slice(2));
   return null;
 }
@@ -619,8 +653,8 @@ export function createNetworkHost(
   return {
     network: net,
     attach: (cluster, state) => net.attach(cluster, state),
-    exec: (cluster, pod, _container, command, signal) =>
-      routeProbeCommand(net, cluster, pod, command, signal),
+    exec: (cluster, pod, container, command, signal) =>
+      routeProbeCommand(net, cluster, pod, command, signal, container),
   };
 }
 

@@ -13,6 +13,7 @@
 import {
   type ConfiguredMtu,
   type GatewayObjectRef,
+  type InterfaceMtu,
   judgeMtu,
   MAX_PACKET,
   MIN_PACKET,
@@ -26,7 +27,13 @@ import { parsePing, type PingReading } from "./_ping.ts";
 import { activeGatewayPod, gatewayOf, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import type { Pod } from "../../liqo/views/core.ts";
 import type { GatewayClient } from "../../liqo/views/networking.ts";
-import { dontFragmentPing, GATEWAY_PROBE_CONTAINER } from "../commands.ts";
+import {
+  dontFragmentPing,
+  GATEWAY_PROBE_CONTAINER,
+  interfaceMtu,
+  TUNNEL_INTERFACE,
+  UNDERLAY_INTERFACE,
+} from "../commands.ts";
 import type { Side } from "../model.ts";
 import type { ClusterView } from "../../checks/types.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
@@ -211,6 +218,29 @@ function podLabel(view: ClusterView, gw: GatewayRef, pod: Pod): string {
   return `gateway pod ${pod.metadata.namespace}/${pod.metadata.name} (${view.name}, ${gw.role})`;
 }
 
+/** Reads an interface's MTU in the gateway container (`cat /sys/class/net/<iface>/mtu`). */
+export async function readInterfaceMtu(
+  ctx: ProbeRunContext,
+  side: Side,
+  pod: Pod,
+  iface: string,
+): Promise<InterfaceMtu> {
+  const out = await ctx.execPod(
+    side,
+    pod.metadata.namespace ?? "",
+    pod.metadata.name,
+    GATEWAY_PROBE_CONTAINER,
+    interfaceMtu(iface),
+  );
+  if (!out.ok) return { name: iface, error: out.message };
+  const n = Number(out.stdout.trim());
+  if (out.exitCode !== 0 || !Number.isInteger(n) || n <= 0) {
+    const why = out.stderr.trim().split("\n")[0] || out.stdout.trim() || "no output";
+    return { name: iface, error: `exit ${out.exitCode}: ${why}` };
+  }
+  return { name: iface, mtu: n };
+}
+
 async function searchPath(
   ctx: ProbeRunContext,
   side: Side,
@@ -219,9 +249,13 @@ async function searchPath(
   pod: Pod,
   target: string,
   targetWhat: string,
+  iface: string,
 ): Promise<PathSearch> {
-  const found = await searchLargestPacket(gatewayPing(ctx, side, pod, target), undefined, ctx.signal);
-  return { target, targetWhat, from: podLabel(view, gw, pod), ...found };
+  const [found, mtu] = await Promise.all([
+    searchLargestPacket(gatewayPing(ctx, side, pod, target), undefined, ctx.signal),
+    readInterfaceMtu(ctx, side, pod, iface),
+  ]);
+  return { target, targetWhat, from: podLabel(view, gw, pod), ...found, iface: mtu };
 }
 
 /**
@@ -321,10 +355,11 @@ export async function measureMtu(ctx: ProbeRunContext): Promise<MtuMeasurement> 
       pod,
       address,
       `the ${gw.role === "server" ? "client" : "server"}'s tunnel address`,
+      TUNNEL_INTERFACE,
     ),
     "skipped" in plan
       ? Promise.resolve(plan)
-      : searchPath(ctx, plan.side, plan.view, plan.gw, plan.pod, plan.address, plan.what),
+      : searchPath(ctx, plan.side, plan.view, plan.gw, plan.pod, plan.address, plan.what, UNDERLAY_INTERFACE),
   ]);
   return { ...m, tunnel, underlay };
 }
