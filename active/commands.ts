@@ -5,6 +5,8 @@
  * API server's exec router answers these very argv shapes, so builders and router cannot drift.
  */
 
+import { TUNNEL_PREFIX } from "../probes/wireguard.ts";
+
 /** Ports the probe pods' `agnhost netexec` listens on. */
 export const PROBE_PORTS = { http: 8080, udp: 8081 } as const;
 
@@ -102,8 +104,8 @@ export function dontFragmentPing(address: string, payload: number): string[] {
   return ["ping", "-M", "do", "-c", "1", "-W", "1", "-s", String(payload), address];
 }
 
-/** The gateway's WireGuard interface (Liqo `pkg/gateway/tunnel/wireguard/flags.go`, --interface-name default). */
-export const TUNNEL_INTERFACE = "liqo-tunnel";
+/** The gateway's WireGuard interface (Liqo's `pkg/gateway/tunnel/const.go`; probes/wireguard.ts spells it). */
+export const TUNNEL_INTERFACE: string = TUNNEL_PREFIX;
 
 /** The gateway pod's interface toward the underlay (its pod-network interface). */
 export const UNDERLAY_INTERFACE = "eth0";

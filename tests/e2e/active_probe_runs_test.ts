@@ -100,3 +100,22 @@ Deno.test({
       );
     }),
 });
+
+Deno.test({
+  name: "probe matrix trace, UDP filtered and TCP crossing: no 'everything red', no keys/AllowedIPs blame",
+  ...sanitizers,
+  fn: () =>
+    withServed("udp-filtered-gateways", async (run) => {
+      const r = await run(["probe", "matrix", "trace"]);
+      assert.equal(r.code, 2, r.stderr);
+      const matrix = resultOf(r.report, "PROBE-MATRIX");
+      const trace = resultOf(r.report, "PROBE-TRACE");
+      const all = JSON.stringify([matrix, trace, r.report.active?.matrix?.reading]);
+      assert.doesNotMatch(
+        all,
+        /everything red: the tunnel or a gateway|no node of .* reaches|keys or AllowedIPs/,
+      );
+      assert.match(matrix.summary, /^rome-4b2a9e → milan-8d1f03: every cell red on UDP only, TCP ok/);
+      assert.match(trace.summary, /while TCP crossed the same pair: a filter on UDP there/);
+    }),
+});
