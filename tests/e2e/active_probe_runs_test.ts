@@ -4,7 +4,7 @@
  * gateway kernel's path-MTU cache), and the flags a probe's budget depends on.
  */
 import assert from "node:assert/strict";
-import { activeScenariosRoot, loadScenario, type Scenario, serveScenario } from "../../fakekube/mod.ts";
+import { activeScenariosRoot, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 import { probeObjects } from "./active_matrix.ts";
 
@@ -27,7 +27,7 @@ async function withServed(
   name: string,
   fn: (
     run: (args: string[]) => Promise<{ code: number; report: Doc; stderr: string }>,
-    s: Scenario,
+    served: Awaited<ReturnType<typeof serveScenario>>,
   ) => Promise<void>,
 ): Promise<void> {
   const s = await loadScenario(name, activeScenariosRoot());
@@ -58,7 +58,7 @@ async function withServed(
       }
       assert.ok(report, `no JSON document; exit ${r.code}\n${r.stderr.slice(0, 2000)}`);
       return { code: r.code, report: report!, stderr: r.stderr };
-    }, s);
+    }, served);
     for (const c of Object.values(served.clusters)) if (c) assert.deepEqual(probeObjects(c.objects()), []);
   } finally {
     await served.close();
@@ -117,5 +117,27 @@ Deno.test({
       );
       assert.match(matrix.summary, /^rome-4b2a9e → milan-8d1f03: every cell red on UDP only, TCP ok/);
       assert.match(trace.summary, /while TCP crossed the same pair: a filter on UDP there/);
+    }),
+});
+
+Deno.test({
+  name: "probe mtu creates nothing: no namespace, no pod, no dry run; only access reviews and gateway execs",
+  ...sanitizers,
+  fn: () =>
+    withServed("mtu-without-pod-rbac", async (run, served) => {
+      const r = await run(["probe", "mtu"]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(resultOf(r.report, "PROBE-MTU").status, "pass");
+      assert.doesNotMatch(r.stderr, /namespace flyingfish-probe-\S+ created|dry run/);
+      for (const [name, c] of Object.entries(served.clusters)) {
+        if (!c) continue;
+        const writes = c.requests.filter((q) =>
+          q.method !== "GET" && !q.path.endsWith("/selfsubjectaccessreviews")
+        );
+        assert.deepEqual(writes.map((q) => `${q.method} ${q.path}`), [], `${name}: writes`);
+        const execs = c.requests.filter((q) => q.path.endsWith("/exec"));
+        assert.ok(execs.length > 0 || name === "milan", `${name}: the gateway was exec'd`);
+        for (const q of execs) assert.match(q.path, /\/namespaces\/liqo-tenant-[^/]+\/pods\/gw-/, q.path);
+      }
     }),
 });
