@@ -472,6 +472,7 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
       if (!m.mtu.icmp) return await lost();
       return fragNeeded(m.mtu.icmpFrom ?? addr, m.mtu.underlay);
     }
+    if (!m.mtu.underlayEcho) return await lost();
     return pingOutput(addr, payload, { kind: "ok", ms: 0.9 + m.udp.rttMs });
   }
   if (t.kind === "service") return await lost();

@@ -61,7 +61,8 @@ export type SearchOutcome = Omit<PathSearch, "target" | "targetWhat" | "from">;
  * Binary search of the largest IP packet that passes with don't-fragment, between `minPacket` and
  * `maxPacket`. Invariant: `lo` is the largest size known to pass (minPacket − 1 before any did),
  * `hi` the smallest known to fail (maxPacket + 1 before any did). Starts at the top (one ping when
- * the path carries 1500), follows mtu hints, re-tries the final unanswered size once.
+ * the path carries 1500), follows mtu hints, tries the smallest size after the first loss (a path
+ * that answers nothing is known after three pings), re-tries the final unanswered size once.
  */
 export async function searchLargestPacket(
   ping: PingFn,
@@ -115,6 +116,9 @@ export async function searchLargestPacket(
       case "lost":
         hi = packet;
         boundary = r;
+        // Nothing passed yet: the smallest size next. If it is lost too, nothing answers ICMP there
+        // at all (a filtered endpoint): three pings, not a bisection of a path that never answers.
+        if (lo < bounds.minPacket) next = bounds.minPacket;
         break;
       case "unsupported":
       case "error":
