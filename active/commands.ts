@@ -75,6 +75,49 @@ export function udpSeries(ip: string, nonce: string, count: number, first = 1): 
   return ["sh", "-c", script];
 }
 
+/** Marker that opens the PROBE-MATRIX row script (the exec router recognises it). */
+export const MATRIX_ROW_MARKER = "ff-matrix-row";
+
+/** One cell of a matrix row: the address dialled and which protocols to try. */
+export interface RowCell {
+  ip: string;
+  tcp: boolean;
+  udp: boolean;
+}
+
+/**
+ * PROBE-MATRIX: every cell of one source pod's row at once, in one exec — a TCP connect
+ * ({@link tcpConnect}) and a UDP echo ({@link udpDial} `hostname`) per address, each in its own
+ * background subshell, then `wait`. The exec lasts as long as its slowest cell (about the UDP bound),
+ * whatever the row's length: a fully red matrix costs rows / exec-bound waves, not cells. Output: one
+ * line per try, in completion order: `tcp <k> <exit> <first output line>` or `udp <k> <exit> <curl
+ * output on one line>`, k the cell's index in `cells`.
+ */
+export function matrixRow(cells: readonly RowCell[], tcpTimeoutS: number, udpTimeoutS: number): string[] {
+  const spec = cells.map((c, k) => `${k}:${c.ip}:${c.tcp ? "t" : ""}${c.udp ? "u" : ""}`).join(",");
+  const q = (argv: readonly string[]) => argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
+  const jobs = cells.flatMap((c, k) => [
+    ...(c.tcp
+      ? [
+        `(o=$(${
+          q(tcpConnect(c.ip, tcpTimeoutS))
+        } 2>&1); s=$?; printf 'tcp ${k} %s %s\\n' "$s" "$(printf '%s' "$o" | head -n 1)") &`,
+      ]
+      : []),
+    ...(c.udp
+      ? [
+        `(o=$(${
+          q(udpDial(c.ip, "hostname", udpTimeoutS))
+        } 2>&1); s=$?; printf 'udp ${k} %s %s\\n' "$s" "$(printf '%s' "$o" | tr '\\n' ' ')") &`,
+      ]
+      : []),
+  ]);
+  const script = `: ${MATRIX_ROW_MARKER} cells=${spec} tcp=${tcpTimeoutS} udp=${udpTimeoutS}; ${
+    jobs.join(" ")
+  } wait`;
+  return ["sh", "-c", script];
+}
+
 /** DNS from a probe pod: `getent hosts` prints `<ip>  <name>` lines, exit 2 when not found. */
 export function resolveName(name: string): string[] {
   return ["getent", "hosts", name];

@@ -11,3 +11,6 @@ export const UDP_SERIES_MARKER = "ff-udp-series";
 
 /** Marker of a batched service sweep (`: ff-svc-sweep count=… host=…; …`). */
 export const SERVICE_SWEEP_MARKER = "ff-svc-sweep";
+
+/** Marker of a PROBE-MATRIX row (`: ff-matrix-row cells=<k>:<ip>:<t|u|tu>,… tcp=… udp=…; …`). */
+export const MATRIX_ROW_MARKER = "ff-matrix-row";

@@ -10,7 +10,7 @@ import type { ExecResult } from "./exec.ts";
 import { type NetworkHost, type NetworkModel, NetworkModelSchema } from "./netmodel.ts";
 import { type Endpoint, Network, type SeenPacket } from "./netpath.ts";
 import { geneveIface, TUNNEL_IFACE, tunnelAddresses } from "./nettopo.ts";
-import { SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
+import { MATRIX_ROW_MARKER, SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
 import { parseIPv4 } from "./ipv4.ts";
 import { CHANNEL, encodeFrame, execStatus } from "./websocket.ts";
 
@@ -297,6 +297,43 @@ async function udpSeries(ctx: Ctx, f: Record<string, string>, script: string): P
     } ${secs(total)}\n`;
   }
   return ok(stdout, stderr);
+}
+
+/**
+ * The PROBE-MATRIX row script: every cell's TCP connect and UDP `/dial hostname` at once (each in
+ * its own subshell, like the shell's `&`), one line per try in completion order — `tcp <k> <exit>
+ * <first output line>`, `udp <k> <exit> <curl output on one line>` (see commands.ts matrixRow).
+ */
+async function matrixRowScript(ctx: Ctx, f: Record<string, string>): Promise<ExecResult> {
+  const tcpS = Number(f.tcp ?? "3");
+  const udpS = Number(f.udp ?? "5");
+  const cells = (f.cells ?? "").split(",").filter((c) => c !== "").map((c) => {
+    const [k, ip, protos] = c.split(":");
+    return { k, ip, protos: protos ?? "" };
+  });
+  const lines: string[] = [];
+  const oneLine = (s: string) => s.replace(/\n+$/, "").replaceAll("\n", " ");
+  const first = (s: string) => s.replace(/\n+$/, "").split("\n")[0] ?? "";
+  await Promise.all(cells.flatMap((c) => [
+    ...(c.protos.includes("t")
+      ? [
+        agnhostConnect(ctx, [`${c.ip}:8080`, `--timeout=${tcpS}s`]).then((r) => {
+          lines.push(`tcp ${c.k} ${r.exitCode} ${first(r.stdout + r.stderr)}`);
+        }),
+      ]
+      : []),
+    ...(c.protos.includes("u")
+      ? [
+        curlDial(ctx, {
+          maxTime: udpS,
+          url: `http://127.0.0.1:8080/dial?request=hostname&protocol=udp&host=${c.ip}&port=8081&tries=1`,
+        }).then((r) => {
+          lines.push(`udp ${c.k} ${r.exitCode} ${oneLine(r.stdout + r.stderr)}`);
+        }),
+      ]
+      : []),
+  ]));
+  return ok(lines.map((l) => `${l}\n`).join(""));
 }
 
 /** The PROBE-SVC sweep: one answering pod name (or `ERR <curl exit>`) per request. */
@@ -634,6 +671,8 @@ export function routeProbeCommand(
     if (udp) return udpSeries(ctx, udp, args[1]);
     const svc = markerFields(args[1], SERVICE_SWEEP_MARKER);
     if (svc) return serviceSweep(ctx, svc);
+    const row = markerFields(args[1], MATRIX_ROW_MARKER);
+    if (row) return matrixRowScript(ctx, row);
     return null;
   }
   if (bin === "getent") return Promise.resolve(getent(ctx, args));

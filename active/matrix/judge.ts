@@ -37,6 +37,12 @@ export const MATRIX_RULES: readonly string[] = [
   "~ flaky: failed once, passed on the one retry (never counted as ok)",
 ];
 
+/** The detail of a cell the probe had no time left to measure (its row exec never ran or was cut). */
+export const NOT_REACHED = "not reached: the probe ran out of time";
+
+/** Cells named in the summary when the probe ran out of time; the rest are counted. */
+const NOT_REACHED_SHOWN = 5;
+
 /** Red cells listed one by one in the evidence; the rest are counted. */
 const CELLS_SHOWN = 20;
 
@@ -439,6 +445,27 @@ export function judgeMatrix(grids: readonly JudgedGrid[]): MatrixJudgement {
     summary = `all ${total} cells ok (TCP and UDP) across ${grids.length} grid${
       grids.length === 1 ? "" : "s"
     }`;
+  }
+  // Out of time: say which cells were never measured (and never read a partial matrix as a pass).
+  const unreached = grids.flatMap((j) =>
+    j.grid.rows.flatMap((row, r) =>
+      j.grid.cols.flatMap((col, c) =>
+        j.grid.cells[r]?.[c]?.detail === NOT_REACHED ? [`${row} → ${col} (${j.grid.title})`] : []
+      )
+    )
+  );
+  if (unreached.length > 0) {
+    const shown = unreached.slice(0, NOT_REACHED_SHOWN).join(", ");
+    const more = unreached.length > NOT_REACHED_SHOWN
+      ? ` and ${unreached.length - NOT_REACHED_SHOWN} more`
+      : "";
+    const line =
+      `the probe ran out of time: ${unreached.length}/${total} cells not reached (${shown}${more})`;
+    if (status !== "fail") {
+      status = "unknown";
+      summary = line;
+    } else summary = `${summary}; ${line}`;
+    reading.push(`${line} — raise --probe-timeout to measure them`);
   }
   if (status === "pass") reading.push("every cell green: pod-to-pod reaches every node both ways");
   return {

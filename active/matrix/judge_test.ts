@@ -1,7 +1,14 @@
 import type { RemediationStep } from "../../checks/remediation.ts";
 import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
-import { gridPattern, type JudgedGrid, judgeMatrix, MATRIX_RULES, type MatrixClusterRef } from "./judge.ts";
+import {
+  gridPattern,
+  type JudgedGrid,
+  judgeMatrix,
+  MATRIX_RULES,
+  type MatrixClusterRef,
+  NOT_REACHED,
+} from "./judge.ts";
 import type { MatrixCell, MatrixGrid } from "../model.ts";
 
 const ROME: MatrixClusterRef = {
@@ -282,4 +289,18 @@ Deno.test("matrix: a UDP-only red row is a filter on that node's UDP, not its Ge
   // One cell red on both protocols: the grid is no longer single-protocol, the old rules apply.
   const mixed = judgeMatrix([grid(R, M, (r, c) => r === 1 ? (c === 0 ? RED : UDP_RED) : OK)]);
   assert.match(mixed.matrix.reading.join("\n"), /row rome-w2 red: rome-w2's Geneve\/fabric path/);
+});
+
+Deno.test("matrix: cells the probe had no time to reach are named, and the matrix is not a pass", () => {
+  const late: MatrixCell = { tcp: "unknown", udp: "unknown", detail: NOT_REACHED };
+  const { outcome, matrix } = judgeMatrix([grid(R, M, (r) => r === 2 ? late : OK)]);
+  assert.equal(outcome.status, "unknown");
+  assert.equal(
+    outcome.summary,
+    "the probe ran out of time: 3/9 cells not reached (rome-w3 → milan-w1 (rome → milan), rome-w3 → milan-w2 (rome → milan), rome-w3 → milan-w3 (rome → milan))",
+  );
+  assert.ok(matrix.reading.some((l) => /raise --probe-timeout/.test(l)));
+  const red = judgeMatrix([grid(R, M, (r) => r === 2 ? late : r === 0 ? RED : OK)]);
+  assert.equal(red.outcome.status, "fail");
+  assert.match(red.outcome.summary, /row rome-w1 red; the probe ran out of time: 3\/9 cells not reached/);
 });
