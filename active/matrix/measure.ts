@@ -391,7 +391,8 @@ export async function measureGrids(ctx: ProbeRunContext, specs: readonly GridSpe
       cells[j.grid][j.r][j.c] = {
         tcp: tcp.state,
         udp: udp.state,
-        detail: [tcp.detail, udp.detail].filter((d) => d !== "").join("; "),
+        // One reason once (both protocols not reached, or not measured for the same reason).
+        detail: [...new Set([tcp.detail, udp.detail])].filter((d) => d !== "").join("; "),
       };
     });
     done++;

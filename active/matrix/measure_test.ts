@@ -243,3 +243,20 @@ Deno.test("matrix runner: offload mode has no reverse grid and labels offloaded 
   // Every exec goes through the consumer (the virtual kubelet forwards offloaded pods' execs).
   assert.ok(calls.every((c) => c.side === "local"));
 });
+
+Deno.test("matrix runner: out of time, the cells not reached are named (rows that never answered)", async () => {
+  const stop = new AbortController();
+  const healthy = network(() => true);
+  const { ctx } = await fakeProbeContext(async (call) => {
+    // rome-worker-3's row hangs (e.g. a kubelet that never streams); the probe's time runs out.
+    if (call.pod === "ff-probe-rome-worker-3") await new Promise(() => {});
+    return healthy(call);
+  }, { localPods: ROME, remotePods: MILAN, signal: stop.signal });
+  setTimeout(() => stop.abort(new DOMException("matrix probe timed out after 60 s", "TimeoutError")), 50);
+  const run = await runMatrix(ctx);
+  assert.equal(run.status, "unknown", run.summary);
+  assert.match(
+    run.summary,
+    /^the probe ran out of time: 6\/36 cells not reached \(rome-worker-3 → milan-worker-1 \(rome-4b2a9e → milan-8d1f03\), /,
+  );
+});
