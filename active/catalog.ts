@@ -69,14 +69,19 @@ export const PROBE_MATRIX: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.matrix, "
       `<ip>:${PROBE_PORTS.udp} and reports the answer); the remote pod's address is its pod IP remapped ` +
       "with the local Configuration for the peer (host bits kept, spec.remote.cidr.pod → " +
       "status.remote.cidr.pod). The same from the remote side back, and inside each cluster as the " +
-      "control group. " + HYGIENE,
+      "control group. Each source pod runs its whole row in one exec (every cell at once, in the " +
+      "pod), the rows in parallel under the per-cluster exec bound: a fully red matrix costs about two " +
+      "UDP timeouts per wave of source pods, not per cell. " + HYGIENE,
     decides: "Each cell is tried once; a failed cell is retried once, and a cell that passes only on " +
       "the retry is flaky (~, a warning), never ok. pass: every cross-cluster cell answers both " +
       "protocols; warn: only flaky cells; fail: any cell fails; unknown: the probe could not run (no " +
       "Configuration for the peer, no schedulable node, the fleet never came up). The matrix is read " +
       "by its pattern: a whole row red → that source node's Geneve/fabric path to its gateway; a whole " +
       "column red → that remote node; everything red → the tunnel or the gateways; one cell → that " +
-      "pair. A red control grid (same cluster) → that cluster's CNI, not Liqo. This is also the active " +
+      "pair. A red control grid (same cluster) → that cluster's CNI, not Liqo. Red on one protocol " +
+      "only (UDP red while TCP crosses the same cells, or the reverse) → a filter on that protocol " +
+      "(NetworkPolicy, firewall or NAT rule), not the tunnel. Cells the probe had no time to reach " +
+      "(--probe-timeout) are named, and the matrix is then never a pass. This is also the active " +
       "half of FAB-03: a red row whose node is green in its control grid fails that cluster's FAB-03, " +
       "naming the node (and leads the diagnosis, this result also failing).",
     fixes: "Follow the reading: a red row → kubectl -n liqo logs the fabric pod on that node and the " +
@@ -94,7 +99,9 @@ export const PROBE_UDP: ProbeCheckDef = activeCheck(PROBE_CHECK_IDS.udp, "udp", 
     reads: `Uses the matrix's probe pods. From one local pod to one remote pod it sends a series of ` +
       `${UDP_THRESHOLDS.count} ` +
       "datagrams, each carrying a run nonce and a sequence number (`echo ff-<nonce>-<seq>` through " +
-      "netexec /dial), one after the other, and records which came back, how often, and the round " +
+      "netexec /dial), one after the other within a batch — each batch small enough that, every datagram " +
+      "lost and waiting its 2 s, it ends inside the exec limit (--request-timeout); the batches run at " +
+      "once — and records which came back, how often, and the round " +
       "trip; then asks the far side which source address it saw (netexec `clientip`). The expected " +
       "source is the local pod IP remapped with the remote cluster's Configuration for the local " +
       "cluster (direct mode; it needs --remote-kubeconfig). " + HYGIENE,

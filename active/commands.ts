@@ -5,6 +5,8 @@
  * API server's exec router answers these very argv shapes, so builders and router cannot drift.
  */
 
+import { TUNNEL_PREFIX } from "../probes/wireguard.ts";
+
 /** Ports the probe pods' `agnhost netexec` listens on. */
 export const PROBE_PORTS = { http: 8080, udp: 8081 } as const;
 
@@ -55,16 +57,64 @@ export function udpDial(ip: string, request: string, maxTimeSeconds = 7): string
 /** Marker that opens the PROBE-UDP series script (the exec router recognises it). */
 export const UDP_SERIES_MARKER = "ff-udp-series";
 
+/** What one datagram of the PROBE-UDP series may wait for its answer (curl `--max-time`), seconds. */
+export const UDP_DATAGRAM_WAIT_S = 2;
+
 /**
- * PROBE-UDP: `count` nonce-numbered datagrams (`echo ff-<nonce>-<seq>`) through netexec `/dial`,
- * one after the other. Output: one line per datagram, `<seq> <json answer> <seconds>` where
- * seconds is curl's `%{time_total}` (the round trip plus a loopback HTTP hop).
+ * PROBE-UDP: `count` nonce-numbered datagrams (`echo ff-<nonce>-<seq>`, seq `first` … `first +
+ * count - 1`) through netexec `/dial`, one after the other. Output: one line per datagram, `<seq>
+ * <json answer> <seconds>` where seconds is curl's `%{time_total}` (the round trip plus a loopback
+ * HTTP hop). A lost datagram costs {@link UDP_DATAGRAM_WAIT_S}: the exec takes up to count × that.
  */
-export function udpSeries(ip: string, nonce: string, count: number): string[] {
+export function udpSeries(ip: string, nonce: string, count: number, first = 1): string[] {
   const url = dialUrl(ip, `echo ff-${nonce}-SEQ`).replace("SEQ", "$i");
-  const script = `: ${UDP_SERIES_MARKER} count=${count} host=${ip} nonce=${nonce}; ` +
-    `for i in $(seq 1 ${count}); do printf '%s ' "$i"; ` +
-    `curl -sS --max-time 2 -w ' %{time_total}\\n' "${url}" || echo ' -1'; done`;
+  const last = first + count - 1;
+  const script = `: ${UDP_SERIES_MARKER} count=${count} first=${first} host=${ip} nonce=${nonce}; ` +
+    `for i in $(seq ${first} ${last}); do printf '%s ' "$i"; ` +
+    `curl -sS --max-time ${UDP_DATAGRAM_WAIT_S} -w ' %{time_total}\\n' "${url}" || echo ' -1'; done`;
+  return ["sh", "-c", script];
+}
+
+/** Marker that opens the PROBE-MATRIX row script (the exec router recognises it). */
+export const MATRIX_ROW_MARKER = "ff-matrix-row";
+
+/** One cell of a matrix row: the address dialled and which protocols to try. */
+export interface RowCell {
+  ip: string;
+  tcp: boolean;
+  udp: boolean;
+}
+
+/**
+ * PROBE-MATRIX: every cell of one source pod's row at once, in one exec — a TCP connect
+ * ({@link tcpConnect}) and a UDP echo ({@link udpDial} `hostname`) per address, each in its own
+ * background subshell, then `wait`. The exec lasts as long as its slowest cell (about the UDP bound),
+ * whatever the row's length: a fully red matrix costs rows / exec-bound waves, not cells. Output: one
+ * line per try, in completion order: `tcp <k> <exit> <first output line>` or `udp <k> <exit> <curl
+ * output on one line>`, k the cell's index in `cells`.
+ */
+export function matrixRow(cells: readonly RowCell[], tcpTimeoutS: number, udpTimeoutS: number): string[] {
+  const spec = cells.map((c, k) => `${k}:${c.ip}:${c.tcp ? "t" : ""}${c.udp ? "u" : ""}`).join(",");
+  const q = (argv: readonly string[]) => argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
+  const jobs = cells.flatMap((c, k) => [
+    ...(c.tcp
+      ? [
+        `(o=$(${
+          q(tcpConnect(c.ip, tcpTimeoutS))
+        } 2>&1); s=$?; printf 'tcp ${k} %s %s\\n' "$s" "$(printf '%s' "$o" | head -n 1)") &`,
+      ]
+      : []),
+    ...(c.udp
+      ? [
+        `(o=$(${
+          q(udpDial(c.ip, "hostname", udpTimeoutS))
+        } 2>&1); s=$?; printf 'udp ${k} %s %s\\n' "$s" "$(printf '%s' "$o" | tr '\\n' ' ')") &`,
+      ]
+      : []),
+  ]);
+  const script = `: ${MATRIX_ROW_MARKER} cells=${spec} tcp=${tcpTimeoutS} udp=${udpTimeoutS}; ${
+    jobs.join(" ")
+  } wait`;
   return ["sh", "-c", script];
 }
 
@@ -97,6 +147,21 @@ export function dontFragmentPing(address: string, payload: number): string[] {
   return ["ping", "-M", "do", "-c", "1", "-W", "1", "-s", String(payload), address];
 }
 
+/** The gateway's WireGuard interface (Liqo's `pkg/gateway/tunnel/const.go`; probes/wireguard.ts spells it). */
+export const TUNNEL_INTERFACE: string = TUNNEL_PREFIX;
+
+/** The gateway pod's interface toward the underlay (its pod-network interface). */
+export const UNDERLAY_INTERFACE = "eth0";
+
+/**
+ * The MTU of an interface of the gateway container (one number): what tells the interface's own
+ * limit from a path MTU the kernel cached after an earlier "frag needed" — iputils prints either as
+ * `local error: message too long, mtu=X`.
+ */
+export function interfaceMtu(iface: string): string[] {
+  return ["cat", `/sys/class/net/${iface}/mtu`];
+}
+
 /**
  * PROBE-TRACE: capture UDP to the probe port on `iface` for `seconds`, printing packet payloads as
  * ASCII (`-A`) so the nonce can be found; `timeout` ends it (exit 124 is the normal end).
@@ -118,6 +183,6 @@ export function captureOn(iface: string, seconds: number): string[] {
 }
 
 /** The WireGuard transfer counters of a gateway (container `wireguard`): `wg show <iface> dump`. */
-export function wgDump(iface = "liqo-tunnel"): string[] {
+export function wgDump(iface = TUNNEL_INTERFACE): string[] {
   return ["wg", "show", iface, "dump"];
 }

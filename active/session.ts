@@ -25,7 +25,7 @@ import type { CheckResult, Status } from "../checks/types.ts";
 import { findProbeCheck } from "./catalog.ts";
 import { cleanupRun } from "./fleet/cleanup.ts";
 import { type FleetHandle, type FleetPlan, openFleet } from "./fleet/fleet.ts";
-import { PreflightError } from "./fleet/preflight.ts";
+import { FLEET_PROBES, PreflightError, usesProbePods } from "./fleet/preflight.ts";
 import { newRunId } from "./fleet/run_id.ts";
 import { type StopCause, withSignalCleanup } from "./fleet/signals.ts";
 import type { SignalHost } from "./fleet/signals.ts";
@@ -95,7 +95,7 @@ export const PROBE_RUNNERS: Readonly<Record<ProbeName, ProbeRunner>> = {
 };
 
 /** Probes that need the probe pods (the others only exec in the gateway pods). */
-const NEEDS_FLEET: ReadonlySet<ProbeName> = new Set(["matrix", "udp", "service", "trace"]);
+const NEEDS_FLEET: ReadonlySet<ProbeName> = FLEET_PROBES;
 
 /** Time a probe may take to return after its timeout fired before it is given up on. */
 const GIVE_UP_GRACE_MS = 5_000;
@@ -304,7 +304,11 @@ export async function runActive(
   const targets: ProbeTarget[] = plan.remote ? [plan.local.target, plan.remote.target] : [plan.local.target];
   const command = cleanupCommand(runId, targets);
   const ns = probeNamespace(runId);
-  say(`run ${runId}: ${probes.join(", ")} against ${peer} (${opts.mode} mode), namespace ${ns}`);
+  say(
+    `run ${runId}: ${probes.join(", ")} against ${peer} (${opts.mode} mode), ${
+      usesProbePods(probes) ? `namespace ${ns}` : "in the gateway pods only (nothing is created)"
+    }`,
+  );
 
   let preflightRefused = false;
   const created: CreatedObject[] = [];
@@ -379,7 +383,8 @@ export async function runActive(
   };
 
   const cleanup = async (): Promise<CleanupRecord[]> => {
-    if (preflightRefused) return [];
+    // Refused before anything was created, or a run that creates nothing (probe mtu): nothing to remove.
+    if (preflightRefused || !usesProbePods(probes)) return [];
     if (!opts.keep) say(`cleanup: removing ${ns} from ${targets.map((t) => t.name).join(", ")}`);
     const records = await Promise.all(targets.map((t) =>
       cleanupRun(t, runId, {

@@ -6,8 +6,11 @@
  * (active/commands.ts).
  */
 
-/** Marker of a batched UDP dial series (`: ff-udp-series count=… host=… nonce=…; …`). */
+/** Marker of a batched UDP dial series (`: ff-udp-series count=… first=… host=… nonce=…; …`). */
 export const UDP_SERIES_MARKER = "ff-udp-series";
 
 /** Marker of a batched service sweep (`: ff-svc-sweep count=… host=…; …`). */
 export const SERVICE_SWEEP_MARKER = "ff-svc-sweep";
+
+/** Marker of a PROBE-MATRIX row (`: ff-matrix-row cells=<k>:<ip>:<t|u|tu>,… tcp=… udp=…; …`). */
+export const MATRIX_ROW_MARKER = "ff-matrix-row";

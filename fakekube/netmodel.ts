@@ -97,6 +97,12 @@ const NatSchema = z.strictObject({
  *   needs underlay ≥ size + 60 (WireGuard over IPv4). `icmp` (default true): a too-big packet gets
  *   "Frag needed and DF set (mtu = X)" from `icmpFrom` (default: the sending gateway's tunnel
  *   address for tunnel pings, the destination for underlay pings); false = silent black hole.
+ *   `underlayEcho` (default true): false = the peer's public endpoint never answers ICMP echo
+ *   (a cloud load balancer or a firewall that passes only WireGuard's UDP): underlay pings are lost
+ *   at every size, without an error. A gateway pod's kernel caches each "frag needed" it gets for 10 minutes (Linux
+ *   `net.ipv4.route.mtu_expires`): later larger pings to that address fail locally with
+ *   `local error: message too long, mtu=<cached>`, while `cat /sys/class/net/<iface>/mtu` in the
+ *   `gateway` container still prints the interface's own MTU.
  * - `dns: {cluster: {name: ip | null}}`: extra names (or overrides) per cluster; `null` = the
  *   name does not resolve. Service names resolve by themselves (`svc`, `svc.ns`, `svc.ns.svc`,
  *   `svc.ns.svc.cluster.local`) to the Service's ClusterIP in the asking pod's cluster.
@@ -127,7 +133,8 @@ export const NetworkModelSchema: z.ZodType<NetworkModel, unknown> = z.strictObje
     underlay: z.number().int().min(68).default(1500),
     icmp: z.boolean().default(true),
     icmpFrom: IPv4.optional(),
-  }).default({ underlay: 1500, icmp: true }),
+    underlayEcho: z.boolean().default(true),
+  }).default({ underlay: 1500, icmp: true, underlayEcho: true }),
   dns: z.record(z.string(), z.record(z.string(), IPv4.nullable())).default({}),
   deadBackends: z.array(NodeRef).default([]),
   drops: z.array(DropSchema).default([]),
@@ -174,7 +181,7 @@ export interface NetworkModel {
   geneveBroken: string[];
   udpBlockedUnderlay: boolean;
   nat: NatRule[];
-  mtu: { tunnel?: number; underlay: number; icmp: boolean; icmpFrom?: string };
+  mtu: { tunnel?: number; underlay: number; icmp: boolean; icmpFrom?: string; underlayEcho: boolean };
   dns: Record<string, Record<string, string | null>>;
   deadBackends: string[];
   drops: DropRule[];

@@ -111,12 +111,16 @@ export type Target =
 
 const MAX_LOG = 20000;
 
+/** Linux's `net.ipv4.route.mtu_expires` default: a learnt path MTU is kept 10 minutes. */
+export const PMTU_EXPIRES_MS = 600_000;
+
 /** The shared data plane of one scenario. */
 export class Network {
   readonly model: NetworkModel;
   readonly #clusters = new Map<string, Attached>();
   readonly #log: SeenPacket[] = [];
   readonly #attempts = new Map<string, number>();
+  readonly #pmtu = new Map<string, { mtu: number; expires: number }>();
   #port = 40000;
 
   constructor(model: NetworkModel) {
@@ -398,6 +402,22 @@ export class Network {
   /** The gateway MTU of a network towards a peer. */
   gatewayMtu(net: string, peerId: string | null): number {
     return gatewayMtu(this.objects(net), peerId);
+  }
+
+  /**
+   * Linux's path-MTU cache of one network namespace (`key`: the sending pod) toward `addr`: an ICMP
+   * "frag needed" lowers the route's MTU for `net.ipv4.route.mtu_expires` (600 s), during which a
+   * larger don't-fragment send fails locally with EMSGSIZE — iputils prints the cached value as
+   * `local error: message too long, mtu=X`. `learnPathMtu` records one, `cachedPathMtu` reads it.
+   */
+  learnPathMtu(key: string, addr: string, mtu: number, now = Date.now()): void {
+    this.#pmtu.set(`${key}|${addr}`, { mtu, expires: now + PMTU_EXPIRES_MS });
+  }
+
+  /** The cached path MTU toward `addr` from `key`'s namespace, null when none or expired. */
+  cachedPathMtu(key: string, addr: string, now = Date.now()): number | null {
+    const hit = this.#pmtu.get(`${key}|${addr}`);
+    return hit && hit.expires > now ? hit.mtu : null;
   }
 
   /** The path MTU through the tunnel (interface MTU, model's tunnel limit, underlay − 60). */

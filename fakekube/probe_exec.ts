@@ -10,7 +10,7 @@ import type { ExecResult } from "./exec.ts";
 import { type NetworkHost, type NetworkModel, NetworkModelSchema } from "./netmodel.ts";
 import { type Endpoint, Network, type SeenPacket } from "./netpath.ts";
 import { geneveIface, TUNNEL_IFACE, tunnelAddresses } from "./nettopo.ts";
-import { SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
+import { MATRIX_ROW_MARKER, SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
 import { parseIPv4 } from "./ipv4.ts";
 import { CHANNEL, encodeFrame, execStatus } from "./websocket.ts";
 
@@ -254,16 +254,20 @@ function markerFields(script: string, marker: string): Record<string, string> | 
   return out;
 }
 
-/** The PROBE-UDP series: one `<seq> <json> <time_total>` line per datagram (see commands.ts). */
+/**
+ * The PROBE-UDP series: one `<seq> <json> <time_total>` line per datagram, seq `first` (default 1)
+ * onwards (see commands.ts); each lost datagram waits curl's `--max-time`, like the shell loop.
+ */
 async function udpSeries(ctx: Ctx, f: Record<string, string>, script: string): Promise<ExecResult> {
   const count = Number(f.count ?? "0");
+  const first = Number(f.first ?? "1");
   const host = f.host ?? "";
   const nonce = f.nonce ?? "";
   const maxTime = Number(script.match(/--max-time (\d+(?:\.\d+)?)/)?.[1] ?? "2");
   const q = ctx.net.model.udp;
   let stdout = "";
   let stderr = "";
-  for (let i = 1; i <= count; i++) {
+  for (let i = first; i < first + count; i++) {
     if (ctx.signal.aborted) break;
     const own = ctx.src ? ctx.net.listening(ctx.src) : null;
     if (!own) {
@@ -293,6 +297,43 @@ async function udpSeries(ctx: Ctx, f: Record<string, string>, script: string): P
     } ${secs(total)}\n`;
   }
   return ok(stdout, stderr);
+}
+
+/**
+ * The PROBE-MATRIX row script: every cell's TCP connect and UDP `/dial hostname` at once (each in
+ * its own subshell, like the shell's `&`), one line per try in completion order — `tcp <k> <exit>
+ * <first output line>`, `udp <k> <exit> <curl output on one line>` (see commands.ts matrixRow).
+ */
+async function matrixRowScript(ctx: Ctx, f: Record<string, string>): Promise<ExecResult> {
+  const tcpS = Number(f.tcp ?? "3");
+  const udpS = Number(f.udp ?? "5");
+  const cells = (f.cells ?? "").split(",").filter((c) => c !== "").map((c) => {
+    const [k, ip, protos] = c.split(":");
+    return { k, ip, protos: protos ?? "" };
+  });
+  const lines: string[] = [];
+  const oneLine = (s: string) => s.replace(/\n+$/, "").replaceAll("\n", " ");
+  const first = (s: string) => s.replace(/\n+$/, "").split("\n")[0] ?? "";
+  await Promise.all(cells.flatMap((c) => [
+    ...(c.protos.includes("t")
+      ? [
+        agnhostConnect(ctx, [`${c.ip}:8080`, `--timeout=${tcpS}s`]).then((r) => {
+          lines.push(`tcp ${c.k} ${r.exitCode} ${first(r.stdout + r.stderr)}`);
+        }),
+      ]
+      : []),
+    ...(c.protos.includes("u")
+      ? [
+        curlDial(ctx, {
+          maxTime: udpS,
+          url: `http://127.0.0.1:8080/dial?request=hostname&protocol=udp&host=${c.ip}&port=8081&tries=1`,
+        }).then((r) => {
+          lines.push(`udp ${c.k} ${r.exitCode} ${oneLine(r.stdout + r.stderr)}`);
+        }),
+      ]
+      : []),
+  ]));
+  return ok(lines.map((l) => `${l}\n`).join(""));
 }
 
 /** The PROBE-SVC sweep: one answering pod name (or `ERR <curl exit>`) per request. */
@@ -431,18 +472,28 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
     return pingOutput(addr, payload, { kind: "lost" });
   };
   const isGateway = ctx.pod.metadata.labels?.["networking.liqo.io/component"] === "gateway";
+  const netns = `${ctx.cluster}|${ctx.pod.metadata.namespace}/${ctx.pod.metadata.name}`;
+  /** A router's "frag needed": the kernel learns the path MTU toward addr (see Network.learnPathMtu). */
+  const fragNeeded = (from: string, mtu: number) => {
+    ctx.net.learnPathMtu(netns, addr, mtu);
+    return pingOutput(addr, payload, { kind: "frag", from, mtu });
+  };
+  // A path MTU learnt earlier: the kernel refuses the send itself, reporting the cached value.
+  const cached = isGateway ? ctx.net.cachedPathMtu(netns, addr) : null;
   if (isGateway) {
     const tun = tunnelAddresses(ctx.pod);
     const peerId = ctx.pod.metadata.labels?.["networking.liqo.io/gateway-name"] ?? null;
     if (addr === tun.own) return pingOutput(addr, payload, { kind: "ok", ms: 0.041 });
     if (addr === tun.peer) {
       const ifaceMtu = ctx.net.gatewayMtu(ctx.cluster, peerId);
-      if (size > ifaceMtu) return pingOutput(addr, payload, { kind: "local", mtu: ifaceMtu });
+      // The route's MTU is the smaller of the interface's and a cached path MTU.
+      const limit = Math.min(ifaceMtu, cached ?? Infinity);
+      if (size > limit) return pingOutput(addr, payload, { kind: "local", mtu: limit });
       if (m.udpBlockedUnderlay) return await lost();
       const path = ctx.net.tunnelPathMtu(ctx.cluster, peerId);
       if (size > path) {
         if (!m.mtu.icmp) return await lost();
-        return pingOutput(addr, payload, { kind: "frag", from: m.mtu.icmpFrom ?? tun.own, mtu: path });
+        return fragNeeded(m.mtu.icmpFrom ?? tun.own, path);
       }
       return pingOutput(addr, payload, { kind: "ok", ms: 1.2 + m.udp.rttMs });
     }
@@ -452,11 +503,13 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
   if (t.kind === "none") {
     if (!isGateway) return await lost();
     // The underlay, towards the peer's public endpoint: eth0 then the path between the sites.
-    if (size > 1500) return pingOutput(addr, payload, { kind: "local", mtu: 1500 });
+    const limit = Math.min(UNDERLAY_IFACE_MTU, cached ?? Infinity);
+    if (size > limit) return pingOutput(addr, payload, { kind: "local", mtu: limit });
     if (size > m.mtu.underlay) {
       if (!m.mtu.icmp) return await lost();
-      return pingOutput(addr, payload, { kind: "frag", from: m.mtu.icmpFrom ?? addr, mtu: m.mtu.underlay });
+      return fragNeeded(m.mtu.icmpFrom ?? addr, m.mtu.underlay);
     }
+    if (!m.mtu.underlayEcho) return await lost();
     return pingOutput(addr, payload, { kind: "ok", ms: 0.9 + m.udp.rttMs });
   }
   if (t.kind === "service") return await lost();
@@ -464,6 +517,24 @@ async function ping(ctx: Ctx, args: string[]): Promise<ExecResult> {
   const ex = ctx.net.exchange(src!, t.dst, addr, "icmp", 0, "echo-request", () => "echo-reply", { size });
   if (!ex.back?.delivered) return await lost();
   return pingOutput(addr, payload, { kind: "ok", ms: 0.3 + (t.dst.net === src!.net ? 0 : m.udp.rttMs) });
+}
+
+/** The MTU of a gateway pod's `eth0` (the underlay side). */
+const UNDERLAY_IFACE_MTU = 1500;
+
+/**
+ * `cat /sys/class/net/<iface>/mtu` in a gateway pod's `gateway` container: the same interface MTUs
+ * ping's local errors use (liqo-tunnel: the gateway's spec.mtu; eth0: 1500). Null otherwise (the
+ * WireGuard state in exec.ts answers the other containers).
+ */
+function interfaceMtu(ctx: Ctx, container: string, args: string[]): ExecResult | null {
+  const isGateway = ctx.pod.metadata.labels?.["networking.liqo.io/component"] === "gateway";
+  const m = /^\/sys\/class\/net\/([^/]+)\/mtu$/.exec(args[0] ?? "");
+  if (!isGateway || container !== "gateway" || !m || args.length !== 1) return null;
+  const peerId = ctx.pod.metadata.labels?.["networking.liqo.io/gateway-name"] ?? null;
+  if (m[1] === TUNNEL_IFACE) return ok(`${ctx.net.gatewayMtu(ctx.cluster, peerId)}\n`);
+  if (m[1] === "eth0") return ok(`${UNDERLAY_IFACE_MTU}\n`);
+  return res("", `cat: can't open '${args[0]}': No such file or directory\n`, 1);
 }
 
 // ---------------------------------------------------------------- tcpdump
@@ -570,6 +641,7 @@ export function routeProbeCommand(
   pod: K8sObject,
   command: readonly string[],
   signal: AbortSignal,
+  container = "",
 ): Promise<ExecResult> | null {
   const [cmd, ...args] = command;
   if (cmd === undefined) return null;
@@ -599,10 +671,16 @@ export function routeProbeCommand(
     if (udp) return udpSeries(ctx, udp, args[1]);
     const svc = markerFields(args[1], SERVICE_SWEEP_MARKER);
     if (svc) return serviceSweep(ctx, svc);
+    const row = markerFields(args[1], MATRIX_ROW_MARKER);
+    if (row) return matrixRowScript(ctx, row);
     return null;
   }
   if (bin === "getent") return Promise.resolve(getent(ctx, args));
   if (bin === "ping") return ping(ctx, args);
+  if (bin === "cat") {
+    const r = interfaceMtu(ctx, container, args);
+    return r ? Promise.resolve(r) : null;
+  }
   if (bin === "timeout" && args[1] === "tcpdump") return tcpdump(ctx, Number(args[0]), args.slice(2));
   return null;
 }
@@ -615,8 +693,8 @@ export function createNetworkHost(
   return {
     network: net,
     attach: (cluster, state) => net.attach(cluster, state),
-    exec: (cluster, pod, _container, command, signal) =>
-      routeProbeCommand(net, cluster, pod, command, signal),
+    exec: (cluster, pod, container, command, signal) =>
+      routeProbeCommand(net, cluster, pod, command, signal, container),
   };
 }
 

@@ -44,3 +44,37 @@ Deno.test("deploy/probe-clusterrole.yaml grants exactly the verbs the probe pre-
   }
   assert.deepEqual([...granted].sort(), [...asked].sort());
 });
+
+Deno.test("each probe alone is asked only what it uses, and deploy/probe-clusterrole.yaml covers it", async () => {
+  const role = parse(
+    await Deno.readTextFile(new URL("../deploy/probe-clusterrole.yaml", import.meta.url)),
+  ) as { rules: Rule[] };
+  const granted = new Set(
+    role.rules.flatMap((r) =>
+      r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${g}/${res}`)))
+    ),
+  );
+  const key = (
+    a: { verb: string; group?: string; resource: string; subresource?: string; namespace?: string },
+  ) => `${a.verb} ${a.group ?? ""}/${a.resource}${a.subresource ? `/${a.subresource}` : ""}`;
+  for (const probe of PROBE_NAMES) {
+    for (const side of ["local", "remote"] as const) {
+      const needs = accessNeeds({
+        side,
+        mode: "direct",
+        probes: [probe],
+        runNamespace: "flyingfish-probe-abcd1234",
+        gatewayNamespace: "liqo-tenant-x",
+      });
+      for (const a of needs) assert.ok(granted.has(key(a)), `${probe}: ${key(a)} not granted`);
+      if (probe === "mtu") {
+        // PROBE-MTU pings from the gateway pod: no namespace, no pod, no node list.
+        assert.deepEqual(needs.map((a) => `${key(a)} ${a.namespace ?? ""}`), [
+          "create /pods/exec liqo-tenant-x",
+        ]);
+      } else {
+        assert.ok(needs.some((a) => key(a) === "create /pods"), `${probe} creates probe pods`);
+      }
+    }
+  }
+});

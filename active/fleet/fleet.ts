@@ -14,7 +14,7 @@ import type { AccessAttributes, WriteOutcome } from "../../kube/live/write.ts";
 import { collectionPath, WAIT_BACKOFF } from "../../kube/live/write.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { poll } from "../../time.ts";
-import { accessNeeds, dryRunAll, preflight } from "./preflight.ts";
+import { accessNeeds, dryRunAll, preflight, usesProbePods } from "./preflight.ts";
 import type { ProbeTarget } from "./target.ts";
 import { arr, rec, type RecordLike, str } from "./_loose.ts";
 import {
@@ -337,6 +337,29 @@ export async function openFleet(plan: FleetPlan, opts: FleetOptions): Promise<Fl
       return res;
     },
   };
+
+  // Probes that need no probe pod (mtu: the gateway's own ping): no namespace, no pod, no dry run —
+  // the pre-flight asks only for the execs they run.
+  if (!usesProbePods(plan.probes)) {
+    const needs: Partial<Record<Side, AccessAttributes[]>> = {};
+    for (const s of sides) {
+      const side = s.target.side;
+      needs[side] = accessNeeds({
+        side,
+        mode: plan.mode,
+        probes: plan.probes,
+        runNamespace: ns,
+        gatewayNamespace: plan.gatewayNamespaces?.[side] ?? null,
+      });
+    }
+    const targets = sides.map((s) => s.target);
+    await preflight(targets, needs, { signal });
+    const n = Object.values(needs).reduce((k, l) => k + (l?.length ?? 0), 0);
+    say(
+      `pre-flight: ${n} permission${n === 1 ? "" : "s"} granted; ${plan.probes.join(", ")} use no probe pod`,
+    );
+    return handle;
+  }
 
   // Nothing to probe on a side: say so before anything is created.
   if (plan.mode === "offload" && !offloading) {

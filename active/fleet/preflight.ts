@@ -35,11 +35,23 @@ export interface AccessNeedsInput {
 const OFFLOADING_GROUP = "offloading.liqo.io";
 
 /**
+ * The probes that run in probe pods (matrix, udp, service: between them; trace: sent from them).
+ * PROBE-MTU pings from the Liqo gateway pod alone: a run of it needs no namespace, no pod.
+ */
+export const FLEET_PROBES: ReadonlySet<ProbeName> = new Set(["matrix", "udp", "service", "trace"]);
+
+/** True when one of `probes` needs the run namespace and its probe pods. */
+export function usesProbePods(probes: readonly ProbeName[]): boolean {
+  return probes.some((p) => FLEET_PROBES.has(p));
+}
+
+/**
  * The permissions a run needs in one cluster: create/delete/get of the run namespace; create, get,
  * list, watch, delete of pods and create of pods/exec in it; create of Services (service probe) and
  * create/delete/get of the NamespaceOffloading (offload mode) there; create of pods/exec in the
  * gateway's tenant namespace (mtu, trace); get and list of nodes (placement). A remote cluster in
- * offload mode needs nothing (the run never writes to it).
+ * offload mode needs nothing (the run never writes to it). A run of probes that use no probe pod
+ * ({@link usesProbePods}: mtu alone) needs only the exec in the gateway's namespace.
  */
 export function accessNeeds(input: AccessNeedsInput): AccessAttributes[] {
   const { side, mode, probes, runNamespace: ns } = input;
@@ -48,6 +60,17 @@ export function accessNeeds(input: AccessNeedsInput): AccessAttributes[] {
   const add = (verbs: string[], a: Omit<AccessAttributes, "verb">): void => {
     for (const verb of verbs) out.push({ verb, ...a });
   };
+  const gw = input.gatewayNamespace;
+  const gatewayExec = (): void => {
+    if (gw && (probes.includes("mtu") || probes.includes("trace"))) {
+      add(["create"], { resource: "pods", subresource: "exec", namespace: gw });
+    }
+  };
+  // Only gateway execs (probe mtu): nothing is created, so nothing else is asked for.
+  if (!usesProbePods(probes)) {
+    gatewayExec();
+    return out;
+  }
   add(["create", "delete", "get"], { resource: "namespaces" });
   add(["create", "get", "list", "watch", "delete"], { resource: "pods", namespace: ns });
   add(["create"], { resource: "pods", subresource: "exec", namespace: ns });
@@ -61,10 +84,7 @@ export function accessNeeds(input: AccessNeedsInput): AccessAttributes[] {
       namespace: ns,
     });
   }
-  const gw = input.gatewayNamespace;
-  if (gw && (probes.includes("mtu") || probes.includes("trace"))) {
-    add(["create"], { resource: "pods", subresource: "exec", namespace: gw });
-  }
+  gatewayExec();
   add(["get", "list"], { resource: "nodes" });
   return out;
 }

@@ -6,7 +6,9 @@
  * Reading rules (printed with the result, {@link MATRIX_RULES}): a whole row red → that source node's
  * Geneve/fabric path to its gateway; a whole column red → that destination node; everything red →
  * the tunnel or a gateway; one cell → that pair. A red control grid (same cluster) → that cluster's
- * CNI, not Liqo; a node red in its control grid too is read as its own pod network, not the fabric.
+ * CNI, not Liqo; a node red in its control grid too is read as its own pod network, not the fabric;
+ * red on one protocol only (the other crossing the same cells) → a filter on that protocol, since
+ * the tunnel, the gateways and the Geneve paths carry both.
  */
 import {
   fix,
@@ -17,6 +19,7 @@ import {
   pipe,
   type RemediationCommand,
   shell,
+  step,
   unique,
 } from "../../checks/remediation.ts";
 import type { Outcome, Status } from "../../checks/types.ts";
@@ -30,8 +33,15 @@ export const MATRIX_RULES: readonly string[] = [
   "everything red → the tunnel or a gateway",
   "one cell red → that pair of nodes",
   "control grid (same cluster) red → that cluster's CNI, not Liqo",
+  "red on one protocol only (UDP red, TCP green, or the reverse) → a filter on that protocol (NetworkPolicy, firewall or NAT rule), not the tunnel, the gateways or the Geneve paths: the other protocol crosses them",
   "~ flaky: failed once, passed on the one retry (never counted as ok)",
 ];
+
+/** The detail of a cell the probe had no time left to measure (its row exec never ran or was cut). */
+export const NOT_REACHED = "not reached: the probe ran out of time";
+
+/** Cells named in the summary when the probe ran out of time; the rest are counted. */
+const NOT_REACHED_SHOWN = 5;
 
 /** Red cells listed one by one in the evidence; the rest are counted. */
 const CELLS_SHOWN = 20;
@@ -86,6 +96,20 @@ export interface GridPattern {
   total: number;
   red: number;
   ok: number;
+  /**
+   * The protocol every red cell failed while the other one answered in that same cell ("udp": UDP
+   * red, TCP green), "both" when any red cell failed both (or the other could not be measured),
+   * null when nothing is red.
+   */
+  redProtocol: "tcp" | "udp" | "both" | null;
+}
+
+/** The protocol a red cell failed alone (the other one answered), or "both". */
+function redOnly(c: MatrixCell): "tcp" | "udp" | "both" {
+  const answered = (s: MatrixCell["tcp"]) => s === "ok" || s === "flaky";
+  if (c.udp === "fail" && answered(c.tcp)) return "udp";
+  if (c.tcp === "fail" && answered(c.udp)) return "tcp";
+  return "both";
 }
 
 /** Finds the rows, columns and cells that are red in a grid. */
@@ -96,13 +120,17 @@ export function gridPattern(g: MatrixGrid): GridPattern {
     g.cells[r]?.[c] ?? { tcp: "unknown", udp: "unknown", detail: "not measured" };
   let red = 0;
   let ok = 0;
+  let redProtocol: GridPattern["redProtocol"] = null;
   const flakyCells: [string, string][] = [];
   const unknownCells: [string, string][] = [];
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const cell = at(r, c);
-      if (cellRed(cell)) red++;
-      else if (cellFlaky(cell)) flakyCells.push([g.rows[r], g.cols[c]]);
+      if (cellRed(cell)) {
+        red++;
+        const only = redOnly(cell);
+        redProtocol = redProtocol === null || redProtocol === only ? only : "both";
+      } else if (cellFlaky(cell)) flakyCells.push([g.rows[r], g.cols[c]]);
       else if (cellUnknown(cell)) unknownCells.push([g.rows[r], g.cols[c]]);
       else ok++;
     }
@@ -139,6 +167,7 @@ export function gridPattern(g: MatrixGrid): GridPattern {
     total,
     red,
     ok,
+    redProtocol,
   };
 }
 
@@ -207,6 +236,8 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
     }
     return { reading, fixes };
   }
+  const single = p.redProtocol === "udp" || p.redProtocol === "tcp" ? p.redProtocol : null;
+  if (single) return readOneProtocol(j, p, single);
   if (p.allRed) {
     reading.push(
       `${grid.title}: everything red: the tunnel or a gateway (no node of ${from.name} reaches ${to.name})`,
@@ -271,6 +302,39 @@ function readGrid(j: JudgedGrid, p: GridPattern, controlRed: ReadonlyMap<string,
   for (const [a, b] of p.flakyCells) {
     reading.push(`${grid.title}: ${a} → ${b} flaky: failed once, passed on the retry`);
   }
+  return { reading, fixes };
+}
+
+/** The port each protocol is probed on, for the filter a one-protocol pattern points at. */
+const PROTOCOL_PORT = { tcp: "TCP 8080", udp: "UDP 8081" } as const;
+
+/**
+ * A cross grid red on one protocol only: the other protocol crossed the same pods, nodes, Geneve
+ * paths, gateways and tunnel, so none of those is the fault — something filters, drops or
+ * mistranslates that protocol (a NetworkPolicy, a firewall, a NAT rule matching it).
+ */
+function readOneProtocol(j: JudgedGrid, p: GridPattern, proto: "tcp" | "udp"): GridReading {
+  const { grid, from, to } = j;
+  const P = proto.toUpperCase();
+  const other = proto === "udp" ? "TCP" : "UDP";
+  const where = p.allRed ? "everything" : [
+    ...p.redRows.map((n) => `row ${n}`),
+    ...p.redCols.map((n) => `${j.colsArePods ? "pod" : "column"} ${n}`),
+    ...p.redCells.map(([a, b]) => `${a} → ${b}`),
+  ].join(", ");
+  const reading = [
+    `${grid.title}: ${where} red on ${P} only while ${other} crosses the same cells: a filter on ${P} (a NetworkPolicy, a firewall or NAT rule matching ${
+      PROTOCOL_PORT[proto]
+    }), not the tunnel, the gateways or the Geneve paths`,
+  ];
+  const fixes: FixPart[] = [
+    `${other} crosses ${from.name} → ${to.name} and ${P} does not: look for what treats ${P} differently on the way`,
+    kubectl(to.side, "get", "networkpolicies", "-A"),
+    kubectl(from.side, "get", "networkpolicies", "-A"),
+    kubectl(from.side, "get", "firewallconfigurations.networking.liqo.io", "-A"),
+    kubectl(to.side, "get", "firewallconfigurations.networking.liqo.io", "-A"),
+  ];
+  if (proto === "udp") fixes.push(step(flyingfish("probe", "trace"), "the hop where the UDP datagram stops"));
   return { reading, fixes };
 }
 
@@ -382,6 +446,27 @@ export function judgeMatrix(grids: readonly JudgedGrid[]): MatrixJudgement {
       grids.length === 1 ? "" : "s"
     }`;
   }
+  // Out of time: say which cells were never measured (and never read a partial matrix as a pass).
+  const unreached = grids.flatMap((j) =>
+    j.grid.rows.flatMap((row, r) =>
+      j.grid.cols.flatMap((col, c) =>
+        j.grid.cells[r]?.[c]?.detail === NOT_REACHED ? [`${row} → ${col} (${j.grid.title})`] : []
+      )
+    )
+  );
+  if (unreached.length > 0) {
+    const shown = unreached.slice(0, NOT_REACHED_SHOWN).join(", ");
+    const more = unreached.length > NOT_REACHED_SHOWN
+      ? ` and ${unreached.length - NOT_REACHED_SHOWN} more`
+      : "";
+    const line =
+      `the probe ran out of time: ${unreached.length}/${total} cells not reached (${shown}${more})`;
+    if (status !== "fail") {
+      status = "unknown";
+      summary = line;
+    } else summary = `${summary}; ${line}`;
+    reading.push(`${line} — raise --probe-timeout to measure them`);
+  }
   if (status === "pass") reading.push("every cell green: pod-to-pod reaches every node both ways");
   return {
     outcome: {
@@ -421,6 +506,16 @@ function headline(
     const p = patterns[i];
     if (p.red === 0) continue;
     const where = j.grid.control ? `${j.from.name} control grid` : `${j.from.name} → ${j.to.name}`;
+    if (!j.grid.control && (p.redProtocol === "udp" || p.redProtocol === "tcp")) {
+      const P = p.redProtocol.toUpperCase();
+      const other = p.redProtocol === "udp" ? "TCP" : "UDP";
+      parts.push(
+        `${where}: ${
+          p.allRed ? "every cell" : `${p.red}/${p.total} cells`
+        } red on ${P} only, ${other} ok (a ${P} filter, not the tunnel)`,
+      );
+      continue;
+    }
     if (p.allRed) {
       parts.push(
         j.grid.control ? `${where} all red (CNI, not Liqo)` : `${where}: everything red (tunnel or gateway)`,
@@ -470,7 +565,7 @@ function cutOffBothWays(
 ): CutOff[] {
   const out: CutOff[] = [];
   grids.forEach((j, i) => {
-    if (j.grid.control) return;
+    if (j.grid.control || patterns[i].redProtocol !== "both") return;
     const k = grids.findIndex((b) =>
       !b.grid.control && b.from.name === j.to.name && b.to.name === j.from.name
     );
@@ -525,14 +620,16 @@ export function genevePathReading(
   let allRed = false;
   for (const g of out) {
     const p = gridPattern(g);
+    // Red on one protocol only: the other crossed every node's Geneve path (a filter, not the fabric).
+    const single = p.redProtocol === "udp" || p.redProtocol === "tcp";
     // Everything red is the tunnel or a gateway (the judge's reading), not one node's Geneve path.
-    if (p.allRed) {
+    if (p.allRed && !single) {
       allRed = true;
       continue;
     }
     g.rows.forEach((node, r) => {
       const cells = cellsOf(g, r);
-      if (p.redRows.includes(node)) {
+      if (p.redRows.includes(node) && !single) {
         if (control.red.has(node)) {
           nodes.push({ kind: "cni", node, grid: g.title });
           return;
@@ -548,7 +645,9 @@ export function genevePathReading(
         });
         return;
       }
-      const ok = cells.filter((c) => !cellRed(c) && !cellFlaky(c) && !cellUnknown(c)).length;
+      const answered = (c: MatrixCell) => c.tcp === "ok" || c.udp === "ok";
+      const ok = cells.filter((c) => single ? answered(c) : !cellRed(c) && !cellFlaky(c) && !cellUnknown(c))
+        .length;
       const flaky = cells.filter(cellFlaky).length;
       if (ok + flaky > 0) nodes.push({ kind: "reached", node, flakyOnly: ok === 0 });
       else nodes.push({ kind: "unconfirmed", node, grid: g.title, anyRed: cells.some(cellRed) });

@@ -1,7 +1,14 @@
 import type { RemediationStep } from "../../checks/remediation.ts";
 import { fixAsReported } from "../../tests/support/remediation_view.ts";
 import assert from "node:assert/strict";
-import { gridPattern, type JudgedGrid, judgeMatrix, MATRIX_RULES, type MatrixClusterRef } from "./judge.ts";
+import {
+  gridPattern,
+  type JudgedGrid,
+  judgeMatrix,
+  MATRIX_RULES,
+  type MatrixClusterRef,
+  NOT_REACHED,
+} from "./judge.ts";
 import type { MatrixCell, MatrixGrid } from "../model.ts";
 
 const ROME: MatrixClusterRef = {
@@ -240,4 +247,60 @@ Deno.test("matrix judge: long lists of red cells are capped in the evidence", ()
   const { outcome } = judgeMatrix([grid(many, many.map((n) => `m${n}`), () => RED)]);
   assert.ok(outcome.evidence!.length <= 23);
   assert.ok(outcome.evidence!.some((l) => /… and 44 more cells/.test(l)));
+});
+
+const UDP_RED: MatrixCell = {
+  tcp: "ok",
+  udp: "fail",
+  detail: "UDP no answer from 10.71.2.11:8081 within 5 s",
+};
+
+Deno.test("matrix: TCP green and UDP red everywhere is a UDP filter, not the tunnel (per-protocol rule)", () => {
+  const out = grid(R, M, () => UDP_RED);
+  const back = grid(M, R, () => UDP_RED, false, MILAN, ROME);
+  assert.equal(gridPattern(out.grid).redProtocol, "udp");
+  const { outcome, matrix } = judgeMatrix([out, back, grid(R, R, () => OK, true)]);
+  assert.equal(outcome.status, "fail");
+  assert.doesNotMatch(outcome.summary, /tunnel or gateway|no node/);
+  assert.match(
+    outcome.summary,
+    /^rome → milan: every cell red on UDP only, TCP ok \(a UDP filter, not the tunnel\)/,
+  );
+  const reading = matrix.reading.join("\n");
+  assert.doesNotMatch(reading, /everything red: the tunnel or a gateway|no node of rome reaches/);
+  assert.match(
+    reading,
+    /rome → milan: everything red on UDP only while TCP crosses the same cells: a filter on UDP \(a NetworkPolicy, a firewall or NAT rule matching UDP 8081\), not the tunnel/,
+  );
+  assert.ok(MATRIX_RULES.some((r) => /red on one protocol only/.test(r)));
+  const fix = fixAsReported(outcome.remediation, { cluster: "rome", peer: "milan" }, ["rome", "milan"]);
+  assert.match(fix, /get networkpolicies -A/);
+  assert.doesNotMatch(fix, /connections\.networking\.liqo\.io/);
+});
+
+Deno.test("matrix: a UDP-only red row is a filter on that node's UDP, not its Geneve path; mixed reds read as before", () => {
+  const row = judgeMatrix([grid(R, M, (r) => r === 1 ? UDP_RED : OK)]);
+  assert.match(row.outcome.summary, /3\/9 cells red on UDP only/);
+  assert.match(
+    row.matrix.reading.join("\n"),
+    /row rome-w2 red on UDP only .*not the tunnel, the gateways or the Geneve paths/,
+  );
+  assert.doesNotMatch(row.matrix.reading.join("\n"), /Geneve\/fabric path/);
+  // One cell red on both protocols: the grid is no longer single-protocol, the old rules apply.
+  const mixed = judgeMatrix([grid(R, M, (r, c) => r === 1 ? (c === 0 ? RED : UDP_RED) : OK)]);
+  assert.match(mixed.matrix.reading.join("\n"), /row rome-w2 red: rome-w2's Geneve\/fabric path/);
+});
+
+Deno.test("matrix: cells the probe had no time to reach are named, and the matrix is not a pass", () => {
+  const late: MatrixCell = { tcp: "unknown", udp: "unknown", detail: NOT_REACHED };
+  const { outcome, matrix } = judgeMatrix([grid(R, M, (r) => r === 2 ? late : OK)]);
+  assert.equal(outcome.status, "unknown");
+  assert.equal(
+    outcome.summary,
+    "the probe ran out of time: 3/9 cells not reached (rome-w3 → milan-w1 (rome → milan), rome-w3 → milan-w2 (rome → milan), rome-w3 → milan-w3 (rome → milan))",
+  );
+  assert.ok(matrix.reading.some((l) => /raise --probe-timeout/.test(l)));
+  const red = judgeMatrix([grid(R, M, (r) => r === 2 ? late : r === 0 ? RED : OK)]);
+  assert.equal(red.outcome.status, "fail");
+  assert.match(red.outcome.summary, /row rome-w1 red; the probe ran out of time: 3\/9 cells not reached/);
 });

@@ -2,7 +2,8 @@
  * PROBE-MATRIX: from every probe pod to every probe pod of the other cluster (and, as the control
  * group, of its own), a TCP connect (`agnhost connect`) and a UDP echo through the pod's own netexec
  * `/dial hostname` — the answer must name the pod dialled, so an address that lands on the wrong
- * pod is red, not green. All cells run at once under the per-cluster exec bound of the context; a
+ * pod is red, not green. Each source pod runs its whole row in one exec (commands.ts matrixRow: every
+ * cell at once inside the pod), the rows at once under the per-cluster exec bound of the context; a
  * failed protocol is tried once more and is `flaky` if that passes (never ok). The judge
  * (active/matrix/judge.ts) reads the pattern by the reading rules.
  *
@@ -10,9 +11,9 @@
  * consumer's remapping without the provider's Configuration); local → local and remote → remote
  * (control). Offload mode: the remote pods are the offloaded ones, exec'd through the consumer.
  */
-import { type JudgedGrid, judgeMatrix, type MatrixClusterRef } from "./judge.ts";
+import { type JudgedGrid, judgeMatrix, type MatrixClusterRef, NOT_REACHED } from "./judge.ts";
 import { parseDialAnswer } from "../udp/judge.ts";
-import { PROBE_PORTS, tcpConnect, udpDial } from "../commands.ts";
+import { matrixRow, PROBE_PORTS, type RowCell, tcpConnect, udpDial } from "../commands.ts";
 import type { CellState, MatrixCell, MatrixGrid, ProbePod, Side } from "../model.ts";
 import type { ExecOutcome } from "../../kube/source.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
@@ -246,21 +247,158 @@ export function gridSpecs(ctx: ProbeRunContext): GridSpec[] {
   return specs;
 }
 
-/** Measures every cell of every grid at once (bounded per cluster by the context's exec limiter). */
+/** One try's result as the row script printed it: the exit status and the (one-line) output. */
+export interface RowTry {
+  exit: number;
+  text: string;
+}
+
+/** Parses the row script's output (commands.ts matrixRow): `<tcp|udp> <k> <exit> <text>` lines. */
+export function parseRow(stdout: string): Map<string, RowTry> {
+  const out = new Map<string, RowTry>();
+  for (const line of stdout.split("\n")) {
+    const m = /^(tcp|udp) (\d+) (\d+) ?(.*)$/.exec(line);
+    if (m) out.set(`${m[1]}:${m[2]}`, { exit: Number(m[3]), text: m[4] });
+  }
+  return out;
+}
+
+/** A row try as the ExecOutcome {@link readTcp}/{@link readUdp} read (what the pod's command printed). */
+function asOutcome(t: RowTry): ExecOutcome {
+  return { ok: true, exitCode: t.exit, stdout: t.text, stderr: t.text, via: "api" };
+}
+
+/** One cell to measure from a source pod: where it lands in the grids, whom it dials. */
+interface RowJob {
+  grid: number;
+  r: number;
+  c: number;
+  to: ProbePod;
+  ip: string;
+}
+
+/** A cell's two protocols as measured so far. */
+interface CellTries {
+  tcp: Try;
+  udp: Try;
+}
+
+/**
+ * Runs one row exec from `from` for `jobs` (the protocols in `want`), and reads each try; a try the
+ * exec did not report (exec failed, cut short) is unknown with the reason.
+ */
+async function runRow(
+  ctx: ProbeRunContext,
+  from: ProbePod,
+  jobs: readonly RowJob[],
+  want: (j: RowJob) => { tcp: boolean; udp: boolean },
+): Promise<Partial<CellTries>[]> {
+  const cells: RowCell[] = jobs.map((j) => ({ ip: j.ip, ...want(j) }));
+  const out = await ctx.exec(from, matrixRow(cells, MATRIX_TCP_TIMEOUT_S, MATRIX_UDP_TIMEOUT_S));
+  const tries = out.ok ? parseRow(out.stdout) : new Map<string, RowTry>();
+  const missing = (proto: string): Try => ({
+    state: "unknown",
+    detail: ctx.signal.aborted
+      ? NOT_REACHED
+      : out.ok
+      ? `${proto} not measured (the row script printed no result: exit ${out.exitCode}${
+        firstLine(out.stderr) ? `: ${firstLine(out.stderr)}` : ""
+      })`
+      : `${proto} not measured (exec: ${out.message})`,
+  });
+  return jobs.map((j, k) => {
+    const w = cells[k];
+    const res: Partial<CellTries> = {};
+    if (w.tcp) {
+      const t = tries.get(`tcp:${k}`);
+      res.tcp = t ? readTcp(asOutcome(t), `${j.ip}:${PROBE_PORTS.http}`) : missing("TCP");
+    }
+    if (w.udp) {
+      const t = tries.get(`udp:${k}`);
+      res.udp = t ? readUdp(asOutcome(t), `${j.ip}:${PROBE_PORTS.udp}`, j.to.name) : missing("UDP");
+    }
+    return res;
+  });
+}
+
+/** First try and retry of one protocol, combined like {@link tryTwice}. */
+function combine(first: Try, second: Try | undefined): { state: CellState; detail: string } {
+  if (first.state !== "fail" || !second) return first;
+  if (second.state === "ok") return { state: "flaky", detail: `${first.detail} (passed on the retry)` };
+  return { state: "fail", detail: second.state === "fail" ? second.detail : first.detail };
+}
+
+/**
+ * Measures every cell of every grid: one row exec per source pod runs all its cells (every grid
+ * it is a row of) at once, and one more for the protocols that failed (the retry). The rows run in
+ * parallel under the context's per-cluster exec bound, so a fully red matrix costs about two
+ * exec waves of the UDP bound per ⌈source pods / bound⌉ — linear in the nodes, not in the cells.
+ * Cells not reached when the probe's time ran out stay unknown, saying so.
+ */
 export async function measureGrids(ctx: ProbeRunContext, specs: readonly GridSpec[]): Promise<JudgedGrid[]> {
   const total = specs.reduce((n, s) => n + s.rows.length * s.cols.length, 0);
-  const step = Math.max(1, Math.ceil(total / 4));
-  let done = 0;
-  ctx.progress(`matrix: measuring ${total} cells (TCP + UDP) in ${specs.length} grids`);
-  return await Promise.all(specs.map(async (s) => {
-    const cells = await Promise.all(s.rows.map((from) =>
-      Promise.all(s.cols.map(async (to) => {
-        const cell = await measureCell(ctx, from, to);
-        done++;
-        if (done % step === 0 && done < total) ctx.progress(`matrix: ${done}/${total} cells`);
-        return cell;
+  const cells: MatrixCell[][][] = specs.map((s) =>
+    s.rows.map(() =>
+      s.cols.map(() => ({
+        tcp: "unknown" as CellState,
+        udp: "unknown" as CellState,
+        detail: NOT_REACHED,
       }))
-    ));
+    )
+  );
+  const rows = new Map<string, { from: ProbePod; jobs: RowJob[] }>();
+  specs.forEach((s, g) =>
+    s.rows.forEach((from, r) =>
+      s.cols.forEach((to, c) => {
+        const addr = ctx.addressing.dial(from, to);
+        if (addr.ip === null) {
+          cells[g][r][c] = {
+            tcp: "unknown",
+            udp: "unknown",
+            detail: `no address for ${to.name}: ${addr.reason}`,
+          };
+          return;
+        }
+        const key = `${from.execSide}/${from.namespace}/${from.name}`;
+        const row = rows.get(key) ?? { from, jobs: [] };
+        row.jobs.push({ grid: g, r, c, to, ip: addr.ip });
+        rows.set(key, row);
+      })
+    )
+  );
+  ctx.progress(
+    `matrix: measuring ${total} cells (TCP + UDP) in ${specs.length} grids, one exec per source pod (${rows.size})`,
+  );
+  const step = Math.max(1, Math.ceil(rows.size / 4));
+  let done = 0;
+  await Promise.all([...rows.values()].map(async ({ from, jobs }) => {
+    if (ctx.signal.aborted) return;
+    const first = await runRow(ctx, from, jobs, () => ({ tcp: true, udp: true }));
+    const failed = jobs.map((_, k) => k).filter((k) =>
+      first[k].tcp?.state === "fail" || first[k].udp?.state === "fail"
+    );
+    const again = failed.length > 0 && !ctx.signal.aborted
+      ? await runRow(ctx, from, failed.map((k) => jobs[k]), (j) => {
+        const k = jobs.indexOf(j);
+        return { tcp: first[k].tcp?.state === "fail", udp: first[k].udp?.state === "fail" };
+      })
+      : [];
+    jobs.forEach((j, k) => {
+      const i = failed.indexOf(k);
+      const retry = i >= 0 ? again[i] : undefined;
+      const tcp = combine(first[k].tcp!, retry?.tcp);
+      const udp = combine(first[k].udp!, retry?.udp);
+      cells[j.grid][j.r][j.c] = {
+        tcp: tcp.state,
+        udp: udp.state,
+        // One reason once (both protocols not reached, or not measured for the same reason).
+        detail: [...new Set([tcp.detail, udp.detail])].filter((d) => d !== "").join("; "),
+      };
+    });
+    done++;
+    if (done % step === 0 && done < rows.size) ctx.progress(`matrix: ${done}/${rows.size} source pods done`);
+  }));
+  return specs.map((s, g) => {
     const grid: MatrixGrid = {
       title: s.title,
       control: s.control,
@@ -268,10 +406,10 @@ export async function measureGrids(ctx: ProbeRunContext, specs: readonly GridSpe
       toCluster: s.to.name,
       rows: s.rowLabels,
       cols: s.colLabels,
-      cells,
+      cells: cells[g],
     };
     return { grid, from: s.from, to: s.to, colsArePods: s.colsArePods, note: s.note };
-  }));
+  });
 }
 
 /** PROBE-MATRIX: measures every grid and judges the pattern. */

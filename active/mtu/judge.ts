@@ -65,6 +65,24 @@ export interface PathSearch {
   flakyAt: number | null;
   /** The search could not run (no iputils, exec failed, no route): the reason. */
   aborted: string | null;
+  /**
+   * The MTU of the sending interface, read in the gateway container: a local refusal below it is a
+   * path MTU the kernel cached (an earlier "frag needed", kept 10 minutes), not the interface.
+   */
+  iface?: InterfaceMtu;
+}
+
+/** The sending interface's MTU as read (`cat /sys/class/net/<iface>/mtu`), or why it was not. */
+export type InterfaceMtu = { name: string; mtu: number } | { name: string; error: string };
+
+/** The kernel's `net.ipv4.route.mtu_expires` default: a learnt path MTU is kept this long. */
+export const PMTU_CACHE_MINUTES = 10;
+
+/** A local refusal at an mtu below the interface's own: a cached path MTU (the mtu, the interface's). */
+export function cachedPathMtu(s: PathSearch): { cached: number; iface: number; name: string } | null {
+  const b = s.boundary;
+  if (b?.kind !== "local-limit" || b.mtu === null || !s.iface || !("mtu" in s.iface)) return null;
+  return b.mtu < s.iface.mtu ? { cached: b.mtu, iface: s.iface.mtu, name: s.iface.name } : null;
 }
 
 /** A path not searched, and why (e.g. the server side does not know the client's address). */
@@ -142,6 +160,16 @@ export function describeSearch(label: string, s: PathSearch): string[] {
     ? `; ${s.firstFailing} bytes: ${describePing(s.boundary)}`
     : "";
   lines.push(`${label}: ${pass}${stop} [${s.steps.length} pings: ${stepTrail(s.steps)}]`);
+  if (s.iface) {
+    const pmtu = cachedPathMtu(s);
+    lines.push(
+      "error" in s.iface
+        ? `${label}: ${s.iface.name} MTU not read (${s.iface.error}): a local refusal may be the interface or a cached path MTU`
+        : pmtu
+        ? `${label}: ${pmtu.name} MTU is ${pmtu.iface}: the local refusal at mtu=${pmtu.cached} is a path MTU the kernel cached from an earlier "frag needed" (kept ${PMTU_CACHE_MINUTES} min; \`ip route get ${s.target}\` shows it), not the interface`
+        : `${label}: ${s.iface.name} MTU is ${s.iface.mtu}`,
+    );
+  }
   if (s.flakyAt !== null) {
     lines.push(
       `${label}: ${s.flakyAt} bytes went unanswered once and passed on its re-try: packet loss on the path, not an MTU boundary`,
@@ -167,8 +195,18 @@ function boundaryCause(s: PathSearch): string {
       return ` (a router${b.from ? ` (${b.from})` : ""} answered "frag needed"${
         b.mtu !== null ? `, mtu ${b.mtu}` : ""
       })`;
-    case "local-limit":
-      return ` (the gateway's own interface refuses larger packets${b.mtu !== null ? `: mtu ${b.mtu}` : ""})`;
+    case "local-limit": {
+      const pmtu = cachedPathMtu(s);
+      if (pmtu) {
+        return ` (a router on the path limits it: the gateway's kernel holds a path MTU of ${pmtu.cached} learnt from an earlier "frag needed" — its ${pmtu.name} is ${pmtu.iface})`;
+      }
+      if (s.iface && "mtu" in s.iface && b.mtu === s.iface.mtu) {
+        return ` (the gateway's own interface ${s.iface.name} refuses larger packets: mtu ${b.mtu})`;
+      }
+      return ` (the gateway's kernel refuses larger packets${
+        b.mtu !== null ? `: mtu ${b.mtu}` : ""
+      }: its interface's MTU, or a path MTU cached from an earlier "frag needed")`;
+    }
     case "lost":
       return " (larger packets vanish without an error: a silent black hole)";
     default:

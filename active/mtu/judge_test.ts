@@ -201,3 +201,42 @@ Deno.test("judgeMtu: the remote gateway's larger MTU is the one judged", () => {
   assert.equal(o.status, "fail");
   assert.match(o.summary, /the gateway MTU is 1440: set spec\.mtu ≤ 1340/);
 });
+
+Deno.test("judgeMtu: a local refusal is the interface only when it equals the interface's MTU", () => {
+  const boundary = (mtu: number) => ({
+    kind: "local-limit" as const,
+    mtu,
+    line: `ping: local error: message too long, mtu=${mtu}`,
+  });
+  const configured = [{ source: "GatewayClient x spec.mtu (rome)", mtu: 1400, kind: "gateway" as const }];
+  const own = judgeMtu(measurement({
+    configured,
+    tunnel: search({ boundary: boundary(1340), iface: { name: "liqo-tunnel", mtu: 1340 } }),
+  }));
+  assert.match(own.summary, /the gateway's own interface liqo-tunnel refuses larger packets: mtu 1340/);
+  const cached = judgeMtu(measurement({
+    configured,
+    tunnel: search({
+      largestPacket: 1280,
+      firstFailing: 1281,
+      boundary: boundary(1280),
+      iface: { name: "liqo-tunnel", mtu: 1400 },
+    }),
+  }));
+  assert.equal(cached.status, "fail");
+  assert.doesNotMatch(cached.summary, /own interface/);
+  assert.match(
+    cached.summary,
+    /path MTU of 1280 learnt from an earlier "frag needed" — its liqo-tunnel is 1400/,
+  );
+  const unread = judgeMtu(measurement({
+    configured,
+    tunnel: search({
+      boundary: boundary(1340),
+      iface: { name: "liqo-tunnel", error: "exit 1: no such file" },
+    }),
+  }));
+  assert.doesNotMatch(unread.summary, /own interface/);
+  assert.match(unread.summary, /its interface's MTU, or a path MTU cached/);
+  assert.ok(unread.evidence!.some((l) => /liqo-tunnel MTU not read/.test(l)));
+});

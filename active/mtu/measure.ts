@@ -13,6 +13,7 @@
 import {
   type ConfiguredMtu,
   type GatewayObjectRef,
+  type InterfaceMtu,
   judgeMtu,
   MAX_PACKET,
   MIN_PACKET,
@@ -26,7 +27,13 @@ import { parsePing, type PingReading } from "./_ping.ts";
 import { activeGatewayPod, gatewayOf, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import type { Pod } from "../../liqo/views/core.ts";
 import type { GatewayClient } from "../../liqo/views/networking.ts";
-import { dontFragmentPing, GATEWAY_PROBE_CONTAINER } from "../commands.ts";
+import {
+  dontFragmentPing,
+  GATEWAY_PROBE_CONTAINER,
+  interfaceMtu,
+  TUNNEL_INTERFACE,
+  UNDERLAY_INTERFACE,
+} from "../commands.ts";
 import type { Side } from "../model.ts";
 import type { ClusterView } from "../../checks/types.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
@@ -54,7 +61,8 @@ export type SearchOutcome = Omit<PathSearch, "target" | "targetWhat" | "from">;
  * Binary search of the largest IP packet that passes with don't-fragment, between `minPacket` and
  * `maxPacket`. Invariant: `lo` is the largest size known to pass (minPacket − 1 before any did),
  * `hi` the smallest known to fail (maxPacket + 1 before any did). Starts at the top (one ping when
- * the path carries 1500), follows mtu hints, re-tries the final unanswered size once.
+ * the path carries 1500), follows mtu hints, tries the smallest size after the first loss (a path
+ * that answers nothing is known after three pings), re-tries the final unanswered size once.
  */
 export async function searchLargestPacket(
   ping: PingFn,
@@ -108,6 +116,9 @@ export async function searchLargestPacket(
       case "lost":
         hi = packet;
         boundary = r;
+        // Nothing passed yet: the smallest size next. If it is lost too, nothing answers ICMP there
+        // at all (a filtered endpoint): three pings, not a bisection of a path that never answers.
+        if (lo < bounds.minPacket) next = bounds.minPacket;
         break;
       case "unsupported":
       case "error":
@@ -211,6 +222,29 @@ function podLabel(view: ClusterView, gw: GatewayRef, pod: Pod): string {
   return `gateway pod ${pod.metadata.namespace}/${pod.metadata.name} (${view.name}, ${gw.role})`;
 }
 
+/** Reads an interface's MTU in the gateway container (`cat /sys/class/net/<iface>/mtu`). */
+export async function readInterfaceMtu(
+  ctx: ProbeRunContext,
+  side: Side,
+  pod: Pod,
+  iface: string,
+): Promise<InterfaceMtu> {
+  const out = await ctx.execPod(
+    side,
+    pod.metadata.namespace ?? "",
+    pod.metadata.name,
+    GATEWAY_PROBE_CONTAINER,
+    interfaceMtu(iface),
+  );
+  if (!out.ok) return { name: iface, error: out.message };
+  const n = Number(out.stdout.trim());
+  if (out.exitCode !== 0 || !Number.isInteger(n) || n <= 0) {
+    const why = out.stderr.trim().split("\n")[0] || out.stdout.trim() || "no output";
+    return { name: iface, error: `exit ${out.exitCode}: ${why}` };
+  }
+  return { name: iface, mtu: n };
+}
+
 async function searchPath(
   ctx: ProbeRunContext,
   side: Side,
@@ -219,9 +253,13 @@ async function searchPath(
   pod: Pod,
   target: string,
   targetWhat: string,
+  iface: string,
 ): Promise<PathSearch> {
-  const found = await searchLargestPacket(gatewayPing(ctx, side, pod, target), undefined, ctx.signal);
-  return { target, targetWhat, from: podLabel(view, gw, pod), ...found };
+  const [found, mtu] = await Promise.all([
+    searchLargestPacket(gatewayPing(ctx, side, pod, target), undefined, ctx.signal),
+    readInterfaceMtu(ctx, side, pod, iface),
+  ]);
+  return { target, targetWhat, from: podLabel(view, gw, pod), ...found, iface: mtu };
 }
 
 /**
@@ -321,10 +359,11 @@ export async function measureMtu(ctx: ProbeRunContext): Promise<MtuMeasurement> 
       pod,
       address,
       `the ${gw.role === "server" ? "client" : "server"}'s tunnel address`,
+      TUNNEL_INTERFACE,
     ),
     "skipped" in plan
       ? Promise.resolve(plan)
-      : searchPath(ctx, plan.side, plan.view, plan.gw, plan.pod, plan.address, plan.what),
+      : searchPath(ctx, plan.side, plan.view, plan.gw, plan.pod, plan.address, plan.what, UNDERLAY_INTERFACE),
   ]);
   return { ...m, tunnel, underlay };
 }

@@ -76,6 +76,12 @@ export interface TraceDirection {
   srcWg: WgDelta;
   dstWg: WgDelta;
   dial: DialResult;
+  /**
+   * The control: a TCP connect from the same source pod to the same address, sent with the
+   * datagram. "crossed" means the pods, nodes, Geneve paths, gateways and tunnel all carry TCP, so
+   * a datagram lost on the way is a filter on UDP, not keys, AllowedIPs or routes.
+   */
+  tcp?: "crossed" | "failed" | "unknown";
 }
 
 /** Everything PROBE-TRACE measured. */
@@ -304,6 +310,24 @@ function wgHint(d: TraceDirection, reply: boolean): string {
   return "";
 }
 
+/** The probe pods' UDP port (active/commands.ts PROBE_PORTS.udp), for the filter's description. */
+const UDP_PORT = 8081;
+
+/** Where to look when TCP crossed the pair and UDP did not: what treats UDP differently. */
+function udpFilterFix(d: TraceDirection): RemediationStep[] {
+  const srcOn = d.source.side ?? "local";
+  const dstOn = d.destination.side ?? "remote";
+  return fix(
+    `TCP crosses ${d.source.cluster} → ${d.destination.cluster} and UDP does not: NetworkPolicies, the gateways' firewall rules and NAT for UDP`,
+    step(kubectl(dstOn, "get", "networkpolicies", "-A"), `on ${d.destination.cluster}`),
+    step(
+      kubectl(dstOn, "get", "firewallconfigurations.networking.liqo.io", "-A"),
+      `on ${d.destination.cluster}`,
+    ),
+    step(kubectl(srcOn, "get", "firewallconfigurations.networking.liqo.io", "-A"), `on ${d.source.cluster}`),
+  );
+}
+
 /** Remediation lines per fault. */
 function remediationFor(f: TraceFault, d: TraceDirection): RemediationStep[] {
   const src = d.source.cluster;
@@ -379,11 +403,13 @@ export function judgeTrace(m: TraceMeasurement): Outcome {
     } else if (r.status === "fail") {
       failed++;
       evidence.push(`${pairLabel(d)}: ${r.text}`);
+      if (d.tcp) evidence.push(`${pairLabel(d)}: TCP control to ${d.destination.address}: ${d.tcp}`);
       const key = `${d.title}|${r.faults.join(",")}`;
       const g = groups.get(key) ?? { title: d.title, faults: r.faults, pairs: [] };
       g.pairs.push(d);
       groups.set(key, g);
-      for (const f of r.faults) remediation.push(...remediationFor(f, d));
+      if (d.tcp === "crossed") remediation.push(...udpFilterFix(d));
+      else for (const f of r.faults) remediation.push(...remediationFor(f, d));
     } else {
       evidence.push(`${pairLabel(d)}: not localised — ${r.text}`);
     }
@@ -396,6 +422,11 @@ export function judgeTrace(m: TraceMeasurement): Outcome {
         ? `all ${inDirection} pairs`
         : g.pairs.map((d) => `${d.source.node} → ${d.destination.node}`).join(", ");
       const d = g.pairs[0];
+      if (g.pairs.every((p) => p.tcp === "crossed")) {
+        return `${g.title} (${which}): the UDP datagram stopped at ${
+          g.faults.map((f) => FAULT_TEXT[f]).join(" or ")
+        } while TCP crossed the same pair: a filter on UDP there (a NetworkPolicy, a firewall or NAT rule matching UDP ${UDP_PORT}), not the tunnel's keys, AllowedIPs or routes`;
+      }
       const wg = g.faults.includes("wireguard")
         ? wgHint(d, false)
         : g.faults.includes("reply-wireguard")

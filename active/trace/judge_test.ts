@@ -212,3 +212,19 @@ Deno.test("judgeTrace: unavailable captures show as unknown hops; nothing traced
   const skipped = direction(["-", "-", "-", "-"]);
   assert.equal(judgeTrace(trace({ ...skipped, skipped: "no address" })).status, "unknown");
 });
+
+Deno.test("judgeTrace: TCP crossed the pair the datagram died on → a UDP filter, not keys or AllowedIPs", () => {
+  const lost = direction(["r", "r", "-", "-"], { wg: [148, 0, 0, 2000] });
+  const tcpDown = judgeTrace(trace({ ...lost, tcp: "failed" }));
+  assert.match(tcpDown.summary, /keys or AllowedIPs|WireGuard \/ underlay/);
+  const o = judgeTrace(trace({ ...lost, tcp: "crossed" }));
+  assert.equal(o.status, "fail");
+  assert.doesNotMatch(o.summary, /keys or AllowedIPs/);
+  assert.match(
+    o.summary,
+    /the UDP datagram stopped at WireGuard \/ underlay .* while TCP crossed the same pair: a filter on UDP there \(a NetworkPolicy, a firewall or NAT rule matching UDP 8081\)/,
+  );
+  assert.match(o.evidence!.join("\n"), /TCP control to 10\.81\.1\.7: crossed/);
+  assert.match(fixText(o.remediation), /get networkpolicies -A/);
+  assert.doesNotMatch(fixText(o.remediation), /TUN-01\.\.04/);
+});

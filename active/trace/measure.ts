@@ -21,7 +21,8 @@ import {
 import { parseCapture } from "./_capture.ts";
 import { activeGatewayPod, gatewayOf } from "../../liqo/lookups.ts";
 import type { Pod } from "../../liqo/views/core.ts";
-import { captureOn, GATEWAY_PROBE_CONTAINER, udpDial, wgDump } from "../commands.ts";
+import { captureOn, GATEWAY_PROBE_CONTAINER, tcpConnect, udpDial, wgDump } from "../commands.ts";
+import { readTcp } from "../matrix/measure.ts";
 import type { ProbePod, Side } from "../model.ts";
 import { TUNNEL_PREFIX, WIREGUARD_CONTAINER } from "../../probes/wireguard.ts";
 import { parseSingleInterfaceDump } from "../../probes/wireguard_dump.ts";
@@ -30,7 +31,10 @@ import type { ProbeRun, ProbeRunContext } from "../context.ts";
 import { rest } from "../../time.ts";
 
 /** The WireGuard interface captured on both gateways (Liqo's `pkg/gateway/tunnel/const.go`). */
-export const TUNNEL_INTERFACE = TUNNEL_PREFIX;
+export const TUNNEL_INTERFACE: string = TUNNEL_PREFIX;
+
+/** The TCP control's connect timeout, seconds (it runs beside the dial, inside the capture window). */
+export const TRACE_TCP_TIMEOUT_S = 3;
 
 /**
  * Timing of one direction. `settleMs`: the wait between starting the captures and sending the
@@ -332,11 +336,19 @@ export async function traceDirection(
     } interfaces; sending in ${timing.settleMs} ms`,
   );
   await rest(timing.settleMs, ctx.signal);
-  const dials = await Promise.all(live.map(async (p) => {
-    const token = `ff-trace-${p.base.nonce}`;
-    if (ctx.signal.aborted) return { ok: false as const, reason: "interrupted" };
-    return readDial(await ctx.exec(p.src, udpDial(p.address!, `echo ${token}`, timing.dialSeconds)), token);
-  }));
+  // With each datagram, the TCP control to the same address: if it connects, the path carries TCP.
+  const [dials, tcps] = await Promise.all([
+    Promise.all(live.map(async (p) => {
+      const token = `ff-trace-${p.base.nonce}`;
+      if (ctx.signal.aborted) return { ok: false as const, reason: "interrupted" };
+      return readDial(await ctx.exec(p.src, udpDial(p.address!, `echo ${token}`, timing.dialSeconds)), token);
+    })),
+    Promise.all(live.map(async (p): Promise<TraceDirection["tcp"]> => {
+      if (ctx.signal.aborted) return "unknown";
+      const t = readTcp(await ctx.exec(p.src, tcpConnect(p.address!, TRACE_TCP_TIMEOUT_S)), p.address!);
+      return t.state === "ok" ? "crossed" : t.state === "fail" ? "failed" : "unknown";
+    })),
+  ]);
   const outs = new Map<CaptureRun, ExecOutcome | null>(
     await Promise.all(all.map(async (c) => [c, c.out ? await c.out : null] as const)),
   );
@@ -360,6 +372,7 @@ export async function traceDirection(
       srcWg,
       dstWg,
       dial: dials[i],
+      tcp: tcps[i],
     };
   });
 }

@@ -188,7 +188,15 @@ export interface UdpMeasurement {
   nonce: string;
   count: number;
   /** The series: parsed lines, or why it did not run (exec failed). */
-  series: { ok: true; lines: SeriesLine[] } | { ok: false; reason: string } | null;
+  series:
+    | {
+      ok: true;
+      lines: SeriesLine[];
+      /** Batches of the series whose exec failed: their datagrams are not judged (why, per batch). */
+      notMeasured?: string[];
+    }
+    | { ok: false; reason: string }
+    | null;
   /** The clientip dial: the source seen and the one expected. */
   source: {
     seen: string | null;
@@ -232,6 +240,15 @@ export function judgeUdp(m: UdpMeasurement): Outcome {
       evidence.push(`${s.duplicates} duplicate, ${s.late} late, ${s.foreign} foreign replies`);
     }
     if (s.firstError) evidence.push(`first loss: ${s.firstError}`);
+    for (const why of m.series.notMeasured ?? []) evidence.push(`not measured (not counted as loss): ${why}`);
+    if (m.series.notMeasured?.length) {
+      findings.push({
+        status: "unknown",
+        summary: `part of the UDP series could not run (${s.sent} datagrams measured): ${
+          m.series.notMeasured[0]
+        }`,
+      });
+    }
     if (s.answered === 0 && s.sent > 0) {
       findings.push({ status: "fail", summary: `the tunnel drops UDP: 0/${s.sent} datagrams answered` });
       fixes.push(

@@ -6,10 +6,11 @@
  * remote pod likewise on the peer's gateway node when known. Judged by active/udp/judge.ts.
  */
 import { clientIpOf, judgeUdp, parseDialAnswer, parseSeries, UDP_SERIES_COUNT } from "./judge.ts";
-import type { UdpEnd, UdpMeasurement } from "./judge.ts";
+import type { SeriesLine, UdpEnd, UdpMeasurement } from "./judge.ts";
 import type { ClusterView } from "../../checks/types.ts";
 import { activeGatewayPod, gatewayOf } from "../../liqo/lookups.ts";
-import { udpDial, udpSeries } from "../commands.ts";
+import { UDP_DATAGRAM_WAIT_S, udpDial, udpSeries } from "../commands.ts";
+import type { ExecOutcome } from "../../kube/source.ts";
 import type { ProbePod } from "../model.ts";
 import type { ProbeRun, ProbeRunContext } from "../context.ts";
 
@@ -39,7 +40,45 @@ function firstLine(s: string): string {
   return s.trim().split("\n")[0]?.trim() ?? "";
 }
 
-/** Runs the series and the clientip dial (at once) and returns what they measured. */
+/** The client's exec limit when the target does not say (kube/live/client.ts's default). */
+export const DEFAULT_EXEC_LIMIT_MS = 15_000;
+
+/** Kept free inside the exec limit for the exec's own round trips (API server, kubelet, shell). */
+export const EXEC_HEADROOM_MS = 2_000;
+
+/** One exec's share of the series: datagrams `first` … `first + count - 1`. */
+export interface SeriesBatch {
+  first: number;
+  count: number;
+}
+
+/**
+ * Splits `count` datagrams into batches whose worst case (every datagram lost, each waiting
+ * {@link UDP_DATAGRAM_WAIT_S}) ends inside `execLimitMs` less {@link EXEC_HEADROOM_MS}: loss then
+ * shows as loss, never as an exec that timed out. At least one datagram per batch.
+ */
+export function seriesBatches(count: number, execLimitMs: number): SeriesBatch[] {
+  const size = Math.max(1, Math.floor((execLimitMs - EXEC_HEADROOM_MS) / (UDP_DATAGRAM_WAIT_S * 1000)));
+  const out: SeriesBatch[] = [];
+  for (let first = 1; first <= count; first += size) {
+    out.push({ first, count: Math.min(size, count - first + 1) });
+  }
+  return out;
+}
+
+/** Parses one batch's exec: its lines, or why it measured nothing. */
+function readBatch(out: ExecOutcome, b: SeriesBatch): { lines: SeriesLine[] } | { reason: string } {
+  const span = b.count === 1 ? `datagram ${b.first}` : `datagrams ${b.first}-${b.first + b.count - 1}`;
+  if (!out.ok) return { reason: `${span}: ${out.message}` };
+  const lines = parseSeries(out.stdout);
+  if (lines.length > 0) return { lines };
+  const err = firstLine(out.stderr);
+  return {
+    reason: `${span}: no output from the series script (exit ${out.exitCode}${err ? `: ${err}` : ""})`,
+  };
+}
+
+/** Runs the series (in batches, at once) and the clientip dial and returns what they measured. */
 export async function measureUdp(
   ctx: ProbeRunContext,
   count = UDP_SERIES_COUNT,
@@ -62,18 +101,22 @@ export async function measureUdp(
   if (m.address.ip === null) return m;
   const ip = m.address.ip;
   ctx.progress(`udp: ${count} datagrams ${from.name} → ${to.name} (${ip})`);
-  const [series, client] = await Promise.all([
-    ctx.exec(from, udpSeries(ip, m.nonce, count)),
+  const batches = seriesBatches(count, ctx.local.target.client?.timeoutMs ?? DEFAULT_EXEC_LIMIT_MS);
+  const [outs, client] = await Promise.all([
+    Promise.all(batches.map((b) => ctx.exec(from, udpSeries(ip, m.nonce, b.count, b.first)))),
     ctx.exec(from, udpDial(ip, "clientip")),
   ]);
-  if (!series.ok) m.series = { ok: false, reason: series.message };
+  const read = outs.map((o, i) => ({ batch: batches[i], r: readBatch(o, batches[i]) }));
+  const measured = read.filter((x) => "lines" in x.r);
+  const failed = read.flatMap((x) => "reason" in x.r ? [x.r.reason] : []);
+  if (measured.length === 0) m.series = { ok: false, reason: failed.join("; ") };
   else {
-    const lines = parseSeries(series.stdout);
-    m.series = lines.length > 0 ? { ok: true, lines } : {
-      ok: false,
-      reason: `no output from the series script (exit ${series.exitCode}${
-        firstLine(series.stderr) ? `: ${firstLine(series.stderr)}` : ""
-      })`,
+    // Only the datagrams of batches that ran are judged; the others are named, not counted as lost.
+    m.count = measured.reduce((n, x) => n + x.batch.count, 0);
+    m.series = {
+      ok: true,
+      lines: measured.flatMap((x) => "lines" in x.r ? x.r.lines : []),
+      ...(failed.length ? { notMeasured: failed } : {}),
     };
   }
   const expected = ctx.addressing.expectedSource(from, to);

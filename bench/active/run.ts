@@ -8,7 +8,12 @@
  * The clusters are testdata/base's rome and milan with a third worker each, cloned from worker-2
  * (Node, InternalNode, GeneveTunnel, …: every object named after it, its pod CIDR moved to .3).
  *
- *   deno task bench:active [--runs N]
+ * `--workers N` (default 3) gives each cluster N workers (clones of worker-2, pod CIDRs 10.244.k);
+ * `--red` runs `probe matrix` alone on a peering where nothing crosses either way (every
+ * cross-cluster packet dropped: a fully red matrix, each lost try waiting its timeout × the fake's
+ * timeScale 0.1), the case whose cost grew with the cells.
+ *
+ *   deno task bench:active [--runs N] [--workers N] [--red]
  */
 import { runActive } from "../../active/session.ts";
 import type { ActiveCluster, ActiveOptions } from "../../active/context.ts";
@@ -54,16 +59,29 @@ interface Bench {
   close(): Promise<void>;
 }
 
-async function start(): Promise<Bench> {
+/** What one bench run sets up: workers per cluster, and whether nothing crosses the peering. */
+export interface BenchShape {
+  workers: number;
+  red: boolean;
+}
+
+async function start(shape: BenchShape): Promise<Bench> {
   const s = await loadScenario("healthy", activeScenariosRoot());
-  const network = createNetworkHost(s.network ?? {});
+  const model = shape.red
+    ? { ...(s.network ?? {}), drops: [{ from: "rome", to: "milan" }, { from: "milan", to: "rome" }] }
+    : s.network ?? {};
+  const network = createNetworkHost(model);
   // Liqo's reflection between the two fakes, as serveScenario gives it (the service probe needs it).
   const reflection = new LiqoReflection();
   const fakes = {} as Record<"rome" | "milan", FakeCluster>;
   const closers: (() => Promise<void>)[] = [];
   for (const name of ["rome", "milan"] as const) {
     const cfg = await buildClusterConfig(s, name);
-    cfg.objects.push(...cloneWorker(cfg.objects, `${name}-worker-2`, `${name}-worker-3`, "10.244.3.0/24"));
+    for (let k = 3; k <= shape.workers; k++) {
+      cfg.objects.push(
+        ...cloneWorker(cfg.objects, `${name}-worker-2`, `${name}-worker-${k}`, `10.244.${k}.0/24`),
+      );
+    }
     fakes[name] = await startFakeCluster({ ...cfg, tls: false, network, reflection });
     closers.push(() => fakes[name].close());
   }
@@ -108,13 +126,14 @@ function counts(f: FakeCluster): { execs: number; writes: number; reads: number 
   return { execs, writes, reads };
 }
 
-async function once(run: number): Promise<void> {
-  const b = await start();
+async function once(run: number, shape: BenchShape): Promise<void> {
+  const b = await start(shape);
+  const options: ActiveOptions = shape.red ? { ...OPTIONS, probes: ["matrix"] } : OPTIONS;
   const before = { rome: b.fakes.rome.requests.length, milan: b.fakes.milan.requests.length };
   const t0 = performance.now();
   const marks: string[] = [];
   try {
-    const out = await runActive(b.local, b.remote, OPTIONS, {
+    const out = await runActive(b.local, b.remote, options, {
       signal: new AbortController().signal,
       onProgress: (line) =>
         marks.push(`${((performance.now() - t0) / 1000).toFixed(2).padStart(6)} s  ${line}`),
@@ -122,7 +141,11 @@ async function once(run: number): Promise<void> {
     });
     const wall = performance.now() - t0;
     console.log(
-      `run ${run}: probe all on 3 + 3 workers in ${(wall / 1000).toFixed(2)} s (run ${out.record?.runId})`,
+      `run ${run}: probe ${
+        shape.red ? "matrix (nothing crosses)" : "all"
+      } on ${shape.workers} + ${shape.workers} workers in ${
+        (wall / 1000).toFixed(2)
+      } s (run ${out.record?.runId})`,
     );
     for (const m of marks) console.log(`  ${m}`);
     for (const r of out.results) {
@@ -148,7 +171,11 @@ async function once(run: number): Promise<void> {
 }
 
 if (import.meta.main) {
-  const i = Deno.args.indexOf("--runs");
-  const runs = i >= 0 ? Math.max(1, Number(Deno.args[i + 1]) || 1) : 1;
-  for (let r = 1; r <= runs; r++) await once(r);
+  const arg = (name: string, dflt: number) => {
+    const i = Deno.args.indexOf(name);
+    return i >= 0 ? Math.max(1, Number(Deno.args[i + 1]) || dflt) : dflt;
+  };
+  const runs = arg("--runs", 1);
+  const shape: BenchShape = { workers: Math.max(2, arg("--workers", 3)), red: Deno.args.includes("--red") };
+  for (let r = 1; r <= runs; r++) await once(r, shape);
 }

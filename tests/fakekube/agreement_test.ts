@@ -17,6 +17,7 @@ import {
 import type { K8sObject } from "../../kube/source.ts";
 import {
   LIQO_CRDS,
+  MATRIX_ROW_MARKER,
   parseFieldSelector,
   parseLabelSelector,
   remapAddress,
@@ -27,6 +28,7 @@ import {
 Deno.test("agreement: the fake data plane knows the product's batch markers", () => {
   assert.equal(UDP_SERIES_MARKER, commands.UDP_SERIES_MARKER);
   assert.equal(SERVICE_SWEEP_MARKER, commands.SERVICE_SWEEP_MARKER);
+  assert.equal(MATRIX_ROW_MARKER, commands.MATRIX_ROW_MARKER);
 });
 
 Deno.test("agreement: every Liqo kind the product reads is a CRD the fake serves, same plural and scope", () => {

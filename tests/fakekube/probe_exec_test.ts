@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import type { K8sObject } from "../../kube/source.ts";
-import { captureOn, serviceSweep, udpDial, udpSeries } from "../../active/commands.ts";
+import {
+  captureOn,
+  dontFragmentPing,
+  interfaceMtu,
+  serviceSweep,
+  udpDial,
+  udpSeries,
+} from "../../active/commands.ts";
 import { probePod, twoClusters } from "../support/netfixture.ts";
 import { createNetworkHost, goJson, loadBase, startFakeCluster } from "../../fakekube/mod.ts";
 
@@ -209,4 +216,22 @@ Deno.test("probe_exec: the fake server streams network answers over the exec Web
   } finally {
     await c.close();
   }
+});
+
+Deno.test("probe_exec: a gateway's kernel caches a 'frag needed' path MTU; larger pings then fail locally with it", async () => {
+  const { run } = await twoClusters({ mtu: { underlay: 1340 }, timeScale: 0 });
+  const ping = (payload: number) => dontFragmentPing("169.254.18.1", payload);
+  const before = await run("rome", ROME_GW, ping(1312), sig(), "gateway");
+  assert.match(before.stdout, /Frag needed and DF set \(mtu = 1280\)/);
+  // Linux: the route's MTU is min(interface, cached path MTU); iputils prints it as a local error.
+  const big = await run("rome", ROME_GW, ping(1472), sig(), "gateway");
+  assert.equal(big.stderr, "ping: local error: message too long, mtu=1280\n");
+  const again = await run("rome", ROME_GW, ping(1312), sig(), "gateway");
+  assert.equal(again.stderr, "ping: local error: message too long, mtu=1280\n");
+  // The interface itself still says 1340 (GatewayClient spec.mtu), read in the gateway container.
+  const mtu = await run("rome", ROME_GW, interfaceMtu("liqo-tunnel"), sig(), "gateway");
+  assert.equal(mtu.stdout, "1340\n");
+  // The cache is the gateway pod's: milan's gateway learnt nothing.
+  const other = await run("milan", MILAN_GW, dontFragmentPing("169.254.18.2", 1312), sig(), "gateway");
+  assert.match(other.stdout, /Frag needed/);
 });

@@ -42,6 +42,7 @@ export interface TwoClusters {
     pod: string,
     cmd: readonly string[],
     signal?: AbortSignal,
+    container?: string,
   ): Promise<ExecResult>;
 }
 
@@ -66,6 +67,7 @@ export async function twoClusters(model: unknown = {}): Promise<TwoClusters> {
     name: string,
     cmd: readonly string[],
     signal = new AbortController().signal,
-  ) => host.exec(cluster, pod(cluster === "rome" ? rome : milan, name), "probe", cmd, signal)!;
+    container = "probe",
+  ) => host.exec(cluster, pod(cluster === "rome" ? rome : milan, name), container, cmd, signal)!;
   return { host, net: host.network as Network, rome, milan, run };
 }
