@@ -518,6 +518,12 @@ function restoreCallerDirectory(): void {
 export async function main(args: string[]): Promise<number> {
   restoreCallerDirectory();
   const program = buildProgram();
+  if (args[0] === "__complete") {
+    // kubectl's plugin completion (bin/kubectl_complete-flyingfish): not a command of the help.
+    const { printCompletions } = await import("./completion.ts");
+    await printCompletions(program, args.slice(1));
+    return 0;
+  }
   try {
     await program.parseAsync(args, { from: "user" });
     return typeof Deno.exitCode === "number" ? Deno.exitCode : 0;
