@@ -98,6 +98,14 @@ export function flyingfish(...args: string[]): RemediationCommand {
   return program("flyingfish", "none", args);
 }
 
+/**
+ * `flyingfish <command> …` about cluster `on`: the report puts that cluster's `--kubeconfig` and
+ * `--context` after the subcommand (`flyingfish check --kubeconfig k --context c --only GW-05`).
+ */
+export function flyingfishOn(on: RunsOn, command: string, ...args: string[]): RemediationCommand {
+  return program("flyingfish", on, [command, ...args]);
+}
+
 /** Any other program (`nc`, `curl`, `dig`, `grep`, `openssl`…), run on no cluster. */
 export function shell(name: string, ...args: string[]): RemediationCommand {
   return program(name, "none", args);

@@ -2,6 +2,8 @@
 import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
 import { type CheckDef, LAYER_TITLES } from "../checks/types.ts";
 import { CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
+import { wrapWords } from "../render/wrap.ts";
+import { stdoutIsTty, terminalColumns } from "./output.ts";
 
 /** One catalog entry as `checks -o json` prints it. */
 export interface CatalogEntry {
@@ -100,8 +102,24 @@ export function explain(id: string): number {
     console.error(`flyingfish: ${unknownIdMessage(match)}`);
     return 3;
   }
-  console.log(explanation(match.id));
+  const text = explanation(match.id)!;
+  // On a terminal, wrapped at word boundaries to its width (the terminal would cut words); through a
+  // pipe, one line per paragraph, for grep and for the reader's own wrapping.
+  console.log(stdoutIsTty() ? wrapExplanation(text, terminalColumns()) : text);
   return 0;
+}
+
+/**
+ * Wraps each line of an explanation to `width`, continuation lines under the line's own text: after
+ * its indentation, and after a `label: ` lead (`  blocked by: `) when one starts it.
+ */
+export function wrapExplanation(text: string, width: number): string {
+  return text.split("\n").flatMap((line) => {
+    const indent = /^ */.exec(line)![0];
+    const lead = /^ *[a-z][a-z ]{0,12}: +/.exec(line)?.[0] ?? indent;
+    const rest = " ".repeat(lead.length <= width / 2 ? lead.length : indent.length);
+    return wrapWords(line.slice(indent.length), width, { first: indent, rest });
+  }).join("\n");
 }
 
 /** The explanation of one check as `flyingfish explain` prints it; null for an unknown ID. */

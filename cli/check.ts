@@ -19,6 +19,7 @@ import {
   writeOut,
 } from "./output.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
+import { didYouMean } from "./suggest.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, RUN_DEFAULTS } from "./defaults.ts";
 import { type ClusterFlags, type OpenSources, openSources as openClusterSources } from "../diagnose/open.ts";
 
@@ -32,6 +33,8 @@ export interface CheckCommandOptions extends ClusterFlags {
   only?: string[];
   /** `--skip`: check IDs or layer names not to run; what needs them is not run either. */
   skip?: string[];
+  /** `-f, --output-file`: write the output there instead of stdout (`-`: stdout). */
+  outputFile?: string;
   /** Overall bound of the run (`0` = none). */
   timeout: string;
   /** Bound of each API request and exec (`0` = none); absent: 30s. */
@@ -148,16 +151,20 @@ export async function selectionFrom(
   if (!opts.only?.length && !opts.skip?.length) {
     return { catalog: undefined, probes: null, passive: true, skippedProbes: [] };
   }
-  const [{ CATALOG, PROBE_CHECKS }, { PASSIVE_CHECKS }, { resolveSelection, selectCatalog }] = await Promise
-    .all([
+  const [{ CATALOG, PROBE_CHECKS }, { PASSIVE_CHECKS }, { resolveSelection, selectCatalog }, { LAYERS }] =
+    await Promise.all([
       import("../active/mod.ts"),
       import("../checks/catalog.ts"),
       import("../checks/ids.ts"),
+      import("../checks/types.ts"),
     ]);
   const known = CATALOG;
   const only = resolveSelection(opts.only ?? [], known);
   const skip = resolveSelection(opts.skip ?? [], known);
-  const errors = [...only.errors.map((e) => `--only: ${e}`), ...skip.errors.map((e) => `--skip: ${e}`)];
+  const errors = [
+    ...only.errors.map((e) => `--only: ${withLayerHint(e, LAYERS)}`),
+    ...skip.errors.map((e) => `--skip: ${withLayerHint(e, LAYERS)}`),
+  ];
   if (errors.length) throw new ToolError(errors.join("; "));
   const isProbe = (id: string) => PROBE_CHECKS.some((p) => p.id === id);
   const named = [...only.ids, ...skip.ids].filter(isProbe);
@@ -181,6 +188,22 @@ export async function selectionFrom(
   return { catalog, probes, passive, skippedProbes: skip.ids.filter(isProbe) };
 }
 
+/**
+ * A refusal of `--only`/`--skip` that suggests no check ID gets the layer the entry is a typo of
+ * (`gatewy` → `did you mean the layer gateway?`).
+ */
+function withLayerHint(error: string, layers: readonly string[]): string {
+  const m = /^no check "([^"]*)"( \(see|$)/.exec(error);
+  if (!m) return error;
+  const hint = didYouMean(m[1], layers);
+  return hint
+    ? error.replace(
+      `no check "${m[1]}"`,
+      `no check or layer "${m[1]}"${hint.replace("mean ", "mean the layer ")}`,
+    )
+    : error;
+}
+
 /** Connects to the clusters the flags name (live, or a snapshot bundle); a remote left out is said on stderr. */
 export function openSources(opts: ClusterFlags, requestTimeoutMs: number): Promise<OpenSources> {
   return openClusterSources(
@@ -198,6 +221,11 @@ export async function runCheckCommand(opts: CheckCommandOptions): Promise<number
   const catalog = selection.catalog;
   preloadRunModules();
   if (opts.probes?.length) throw new ToolError("--probes selects the probes of --active: add --active");
+  if (opts.outputFile && opts.outputFile !== "-") {
+    // Asked before any cluster is touched, like `report --output-file`.
+    const { requireWrite } = await import("./report_file.ts");
+    requireWrite(opts.outputFile);
+  }
   return await withSources(opts, requestTimeoutMs, runTimeoutMs, async ({ local, remote }) => {
     const { cliInvocation } = await import("../report/invocation.ts");
     const invocation = cliInvocation(opts);

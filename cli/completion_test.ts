@@ -69,3 +69,100 @@ Deno.test("completion zsh and fish: every visible command and long flag is in th
   );
   assert.throws(() => completionScript(program, "tcsh"), ToolError);
 });
+
+const LIST_VALUES = {
+  ...VALUES,
+  "@ids": ["GW-01", "GW-02", "TUN-02", "TUN-03", "PROBE-MTU"],
+  "@layers": ["gateway", "tunnel", "probe"],
+};
+
+/** Like {@link bashComplete}, with the ID and layer lists and a fake `kubectl` on PATH that logs its argv. */
+async function bashCompleteWithKubectl(words: string[]): Promise<{ reply: string[]; kubectl: string[] }> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = completionScript(buildProgram(), "bash", LIST_VALUES);
+    await Deno.writeTextFile(`${dir}/c.bash`, script);
+    await Deno.writeTextFile(
+      `${dir}/kubectl`,
+      `#!/bin/sh\necho "$*" >> '${dir}/argv'\ncase "$*" in\n  *get-contexts*) echo ctx-a; echo ctx-b ;;\n  *foreignclusters*) printf 'milan-8d1f03 paris-5c3e71' ;;\nesac\n`,
+    );
+    await Deno.chmod(`${dir}/kubectl`, 0o755);
+    const quoted = words.map((w) => `'${w}'`).join(" ");
+    const probe = `source '${dir}/c.bash'; COMP_WORDS=(${quoted}); COMP_CWORD=${
+      words.length - 1
+    }; _flyingfish; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const out = await new Deno.Command("bash", {
+      args: ["--norc", "-c", probe],
+      env: { PATH: `${dir}:${Deno.env.get("PATH")}` },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const argv = await Deno.readTextFile(`${dir}/argv`).catch(() => "");
+    return {
+      reply: new TextDecoder().decode(out.stdout).split("\n").filter(Boolean),
+      kubectl: argv.split("\n").filter(Boolean),
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("completion bash: --only/--skip offer IDs (any case typed) and layers, after a comma too; never files", async () => {
+  assert.deepEqual((await bashCompleteWithKubectl(["flyingfish", "check", "--only", "tun-0"])).reply, [
+    "TUN-02",
+    "TUN-03",
+  ]);
+  assert.deepEqual((await bashCompleteWithKubectl(["flyingfish", "check", "--skip", "TUN-02,g"])).reply, [
+    "TUN-02,GW-01",
+    "TUN-02,GW-02",
+    "TUN-02,gateway",
+  ]);
+  assert.deepEqual((await bashCompleteWithKubectl(["flyingfish", "check", "--only", "tunn"])).reply, [
+    "tunnel",
+  ]);
+  // Nothing matches: no file names either.
+  assert.deepEqual((await bashCompleteWithKubectl(["flyingfish", "check", "--only", "deno"])).reply, []);
+  assert.deepEqual((await bashCompleteWithKubectl(["flyingfish", "explain", "gw-0"])).reply, [
+    "GW-01",
+    "GW-02",
+  ]);
+});
+
+Deno.test("completion bash: --context and --peer ask kubectl with the --kubeconfig (and context) on the line", async () => {
+  const ctx = await bashCompleteWithKubectl([
+    "flyingfish",
+    "check",
+    "--kubeconfig",
+    "rome.yaml",
+    "--context",
+    "",
+  ]);
+  assert.deepEqual(ctx.reply, ["ctx-a", "ctx-b"]);
+  assert.deepEqual(ctx.kubectl, ["--kubeconfig rome.yaml config get-contexts -o name"]);
+  const remote = await bashCompleteWithKubectl([
+    "flyingfish",
+    "check",
+    "--kubeconfig=rome.yaml",
+    "--remote-kubeconfig=milan.yaml",
+    "--remote-context",
+    "",
+  ]);
+  assert.deepEqual(remote.kubectl, ["--kubeconfig milan.yaml config get-contexts -o name"]);
+  const peer = await bashCompleteWithKubectl([
+    "flyingfish",
+    "check",
+    "--kubeconfig",
+    "rome.yaml",
+    "--context",
+    "rome",
+    "--peer",
+    "milan-8d1f03,",
+  ]);
+  assert.deepEqual(peer.reply, ["milan-8d1f03,milan-8d1f03", "milan-8d1f03,paris-5c3e71"]);
+  assert.deepEqual(peer.kubectl, [
+    "--kubeconfig rome.yaml --context rome get foreignclusters.core.liqo.io -o jsonpath={.items[*].metadata.name}",
+  ]);
+  const none = await bashCompleteWithKubectl(["flyingfish", "watch", "--peer", "zz"]);
+  assert.deepEqual(none.reply, [], "no file names for --peer");
+});

@@ -7,6 +7,7 @@ import { VERSION } from "../version.ts";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { errorDocumentText, formatToolError, requestedDocumentFormat } from "./errors.ts";
 import { envValue, writeOut } from "./output.ts";
+import { didYouMean } from "./suggest.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, REPORT_FORMATS, RUN_DEFAULTS } from "./defaults.ts";
 
 /** Output formats of `check` and `demo`. */
@@ -31,9 +32,20 @@ function formatOption<const T extends readonly string[]>(formats: T, fileHint: (
   });
 }
 
-/** Collects a repeatable list flag (`--only A,B --only C`). */
+/**
+ * Collects a list flag: comma-separated and repeatable, the same on every list flag
+ * (`--only A,B --only C`, `--peer a,b`).
+ */
 function collectList(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+  return [...(previous ?? []), ...value.split(",").map((v) => v.trim()).filter(Boolean)];
+}
+
+/** `--peer`: the same list grammar as `--only` (comma-separated, repeatable). */
+function peerOption(what = "only these peers") {
+  return new Option(
+    "--peer <clusterIDs>",
+    `${what} (remote cluster IDs or ForeignCluster names; comma-separated, repeatable)`,
+  ).argParser(collectList);
 }
 
 /** `--request-timeout` and `--timeout`, on every command that talks to a cluster. */
@@ -82,7 +94,7 @@ function withSourceOptions<A extends unknown[], O extends OptionValues, G extend
       "--snapshot <bundle>",
       "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
     )
-    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)");
+    .addOption(peerOption());
 }
 
 /** How `check` and `report` run the checks: timeouts, sampling, thresholds and network probes. */
@@ -148,7 +160,14 @@ export function buildProgram(): Command {
     .showHelpAfterError("(see --help)")
     // Help is plain text: commander's own colour detection reads CLICOLOR_FORCE & co. from the
     // environment, which without --allow-env is a permission error (or a prompt on a terminal).
-    .configureOutput({ getOutHasColors: () => false, getErrHasColors: () => false })
+    // One error style: usage errors start `flyingfish: ` like tool errors (cli/errors.ts).
+    .configureOutput({
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+      outputError: (str, write) => write(str.replace(/^error: /, "flyingfish: ")),
+    })
+    // `help <command>` is ours: an unknown command is a usage error (exit 3) with a suggestion.
+    .helpCommand(false)
     .exitOverride();
 
   const check = withSourceOptions(
@@ -156,9 +175,13 @@ export function buildProgram(): Command {
       .description("run every check against one cluster (or both ends of a peering) and print the diagnosis"),
   )
     .addOption(
-      formatOption(FORMATS, (v) => `To save the output in a file, redirect it: -o json > ${v}`).default(
+      formatOption(FORMATS, (v) => `To write the output to a file, use --output-file ${v}.`).default(
         "text" as const,
       ),
+    )
+    .option(
+      "-f, --output-file <file>",
+      "write the output to this file (needs --allow-write); stdout when absent or -",
     )
     .option(
       "--only <ids>",
@@ -248,7 +271,7 @@ export function buildProgram(): Command {
       "capture a redacted snapshot of one or both clusters into a .tar.gz bundle, for `check --snapshot` later, elsewhere",
     );
   const collectWith = withKubeconfigOptions(collect, "capture")
-    .option("--peer <clusterID...>", "only sample the gateways of these peers (lists are always complete)")
+    .addOption(peerOption("only sample the gateways of these peers: lists are always complete"))
     .option(
       "-f, --output-file <file>",
       "bundle to write (needs --allow-write); default flyingfish-bundle-<time>.tar.gz",
@@ -274,7 +297,7 @@ export function buildProgram(): Command {
     ),
     "check",
   )
-    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
+    .addOption(peerOption())
     .option(
       "--listen <[host]:port>",
       "address to serve on (default 127.0.0.1:9464, and :9464 = every interface in a pod)",
@@ -312,7 +335,7 @@ export function buildProgram(): Command {
     ),
     "check",
   )
-    .option("--peer <clusterID...>", "only these peers (remote cluster IDs or ForeignCluster names)")
+    .addOption(peerOption())
     .option("--interval <duration>", "time between the starts of two rounds", RUN_DEFAULTS.roundInterval)
     .addOption(
       formatOption(["text", "jsonl"] as const, (v) => `To save it, redirect it: -o jsonl > ${v}`).default(
@@ -324,9 +347,10 @@ export function buildProgram(): Command {
         .choices(["healthy", "failure"] as const),
     )
     .option(
-      "--timeout <duration>",
-      "stop after this long; with --until, exit 1 (default with --until: 10m; 0 = none)",
+      "--wait <duration>",
+      "with --until: give up after this long, exit 1 (default 10m); alone: watch this long (0 = none)",
     )
+    .option("--timeout <duration>", "bound of the whole run: past it, exit 3 (0 = none)", "0")
     .option("--flap-threshold <n>", "more status changes than this within --flap-window is flapping", "3")
     .option("--flap-window <duration>", "the flapping window", "10m")
     .option(
@@ -388,6 +412,7 @@ export function buildProgram(): Command {
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .action(async (scenario, opts) => {
+      if (opts.list !== true && opts.active === undefined) await requireDemoScenario(scenario);
       const { runDemo } = await import("./demo.ts");
       Deno.exitCode = await runDemo(scenario, opts);
     });
@@ -406,9 +431,24 @@ export function buildProgram(): Command {
     .option("--kubeconfig <path>", "kubeconfig of the cluster to ask (default: $KUBECONFIG, ~/.kube/config)")
     .option("--context <name>", "kubeconfig context (default: current-context)")
     .option("--request-timeout <duration>", "bound of each API request (0 = none)", DEFAULT_REQUEST_TIMEOUT)
+    .addOption(
+      formatOption(["text", "json"] as const, (v) => `To save it, redirect it: -o json > ${v}`).default(
+        "text" as const,
+      ),
+    )
     .action(async (opts) => {
       const { printVersion } = await import("./version_cmd.ts");
       await printVersion(opts);
+    });
+
+  program.command("help")
+    .description("display help for a command")
+    .argument("[command]", "the command")
+    .action((name) => {
+      if (name === undefined) return void program.outputHelp();
+      const sub = program.commands.find((c) => c.name() === name || c.aliases().includes(name));
+      if (sub) return void sub.outputHelp();
+      throw new ToolError(`unknown command "${name}"${didYouMean(name, commandNames(program))} (see --help)`);
     });
 
   program.command("completion")
@@ -420,6 +460,39 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** The names of the program's commands (for suggestions). */
+function commandNames(program: Command): string[] {
+  return program.commands.map((c) => c.name());
+}
+
+/** An unknown demo scenario is exit 3 with the nearest names (`gw-lb-pendin` → gw-lb-pending). */
+async function requireDemoScenario(name: string): Promise<void> {
+  const [{ listScenarios, useTestdata }, { demoTestdata }] = await Promise.all([
+    import("@flyingfish/fakekube"),
+    import("./demo_data.ts"),
+  ]);
+  useTestdata(demoTestdata());
+  const known = await listScenarios().catch(() => [] as string[]);
+  if (known.length && !known.includes(name)) {
+    throw new ToolError(
+      `no demo scenario "${name}"${didYouMean(name, known)} (see \`flyingfish demo --list\`)`,
+    );
+  }
+}
+
+/**
+ * With `-o json|yaml|junit`, the error document is printed only when the command has that format:
+ * `checks -o yaml` is refused in text, not answered in YAML.
+ */
+function documentFormat(program: Command, args: string[]): ReturnType<typeof requestedDocumentFormat> {
+  const format = requestedDocumentFormat(args);
+  if (!format) return null;
+  const name = args.find((a) => !a.startsWith("-"));
+  const sub = program.commands.find((c) => c.name() === name);
+  const choices = sub?.options.find((o) => o.long === "--output")?.argChoices;
+  return choices && !choices.includes(format) ? null : format;
 }
 
 /**
@@ -445,6 +518,12 @@ function restoreCallerDirectory(): void {
 export async function main(args: string[]): Promise<number> {
   restoreCallerDirectory();
   const program = buildProgram();
+  if (args[0] === "__complete") {
+    // kubectl's plugin completion (bin/kubectl_complete-flyingfish): not a command of the help.
+    const { printCompletions } = await import("./completion.ts");
+    await printCompletions(program, args.slice(1));
+    return 0;
+  }
   try {
     await program.parseAsync(args, { from: "user" });
     return typeof Deno.exitCode === "number" ? Deno.exitCode : 0;
@@ -454,7 +533,7 @@ export async function main(args: string[]): Promise<number> {
     if (code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help") {
       return 0;
     }
-    const format = requestedDocumentFormat(args);
+    const format = documentFormat(program, args);
     // Commander has printed a usage error on stderr already.
     if (typeof code === "string" && code.startsWith("commander.")) {
       if (format) await printErrorDocument(format, errorMessage(err).replace(/^error: /, ""), null);

@@ -44,8 +44,24 @@ export function reportFormat(
     throw new ToolError(`-o ${opts.output} and --format ${opts.format} disagree: give one format`);
   }
   const chosen = opts.output ?? opts.format;
-  if (chosen) return chosen;
-  return /\.(md|markdown)$/i.test(opts.outputFile ?? "") ? "markdown" : "html";
+  const file = opts.outputFile && opts.outputFile !== "-" ? opts.outputFile : "";
+  const ext = /\.([A-Za-z0-9]+)$/.exec(file)?.[1]?.toLowerCase() ?? null;
+  const byName = ext === "md" || ext === "markdown"
+    ? "markdown"
+    : ext === "html" || ext === "htm"
+    ? "html"
+    : null;
+  // Never HTML silently written into x.pdf: a PDF is refused, and without -o so is a name the
+  // format cannot be told from.
+  if (ext === "pdf" || (!chosen && ext !== null && byName === null)) {
+    throw new ToolError(
+      `cannot tell the report format from ${file}: name it .html or .md, or give -o html|markdown` +
+        (ext === "pdf"
+          ? " (FlyingFish writes no PDF: print the HTML report from a browser, e.g. chromium --headless --print-to-pdf)"
+          : ""),
+    );
+  }
+  return chosen ?? byName ?? "html";
 }
 
 /** The file to write, or null for stdout. */

@@ -15,6 +15,23 @@ export interface VersionOptions {
   context?: string;
   /** Bound of each API request (`0` = none); absent: 30s. */
   requestTimeout?: string;
+  /** `-o`: text lines (default) or one JSON document. */
+  output?: "text" | "json";
+}
+
+/** The cluster part of `version -o json`. */
+export interface ClusterVersion {
+  server: string;
+  context: string;
+  /** The Kubernetes gitVersion; null with `kubernetesError` when /version did not answer. */
+  kubernetes: string | null;
+  kubernetesError?: string;
+  /** The Liqo version (controller-manager image tag); null when not found or not readable. */
+  liqo: string | null;
+  /** Why `liqo` is null. */
+  liqoError?: string;
+  liqoNamespace: string | null;
+  clusterId: string | null;
 }
 
 /** The lines of the local part: FlyingFish, Deno (with V8 and TypeScript), the git commit. */
@@ -68,7 +85,7 @@ const VERSION_READS: ReadPlan = new Map<KindId, ReadonlySet<ReadScope>>([
 ]);
 
 /** The cluster part: server version and Liqo version of the kubeconfig's context. */
-export async function clusterVersionLines(opts: VersionOptions): Promise<string[]> {
+export async function clusterVersion(opts: VersionOptions): Promise<ClusterVersion> {
   const [{ openLiveCluster }, { loadView }, { liqoVersionOf }, { timeoutsFrom }] = await Promise.all([
     import("../kube/live/source.ts"),
     import("../diagnose/views.ts"),
@@ -87,25 +104,41 @@ export async function clusterVersionLines(opts: VersionOptions): Promise<string[
       reader.version(),
       loadView(source, VERSION_READS),
     ]);
-    const where = `${source.endpoint.server}, context ${source.endpoint.context}`;
-    const liqo = liqoVersionOf(view.inv);
+    const liqo = liqoVersionOf(view.inv) ?? null;
     const deployments = view.inv.tryItems("deployments");
-    return [
-      `server     ${version.ok ? serverVersion(version.text) : `unknown (${version.message})`} (${where})`,
-      `liqo       ${
-        liqo ??
-          (deployments === null
-            ? "unknown (cannot list deployments)"
-            : "not found (no liqo-controller-manager Deployment)")
-      }${
-        view.liqoNamespace
-          ? ` (namespace ${view.liqoNamespace}${view.clusterId ? `, cluster ID ${view.clusterId}` : ""})`
-          : ""
-      }`,
-    ];
+    return {
+      server: source.endpoint.server,
+      context: source.endpoint.context,
+      kubernetes: version.ok ? serverVersion(version.text) : null,
+      ...(version.ok ? {} : { kubernetesError: version.message }),
+      liqo,
+      ...(liqo !== null ? {} : {
+        liqoError: deployments === null
+          ? "cannot list deployments"
+          : "not found (no liqo-controller-manager Deployment)",
+      }),
+      liqoNamespace: view.liqoNamespace ?? null,
+      clusterId: view.clusterId ?? null,
+    };
   } finally {
     await source.close();
   }
+}
+
+/** The cluster part as `version` prints it. */
+export async function clusterVersionLines(opts: VersionOptions): Promise<string[]> {
+  const v = await clusterVersion(opts);
+  const where = `${v.server}, context ${v.context}`;
+  return [
+    `server     ${v.kubernetes ?? `unknown (${v.kubernetesError})`} (${where})`,
+    `liqo       ${
+      v.liqo ?? (v.liqoError === "cannot list deployments" ? `unknown (${v.liqoError})` : v.liqoError)
+    }${
+      v.liqoNamespace
+        ? ` (namespace ${v.liqoNamespace}${v.clusterId ? `, cluster ID ${v.clusterId}` : ""})`
+        : ""
+    }`,
+  ];
 }
 
 /** `gitVersion` of a /version answer (the text itself when it is not the expected JSON). */
@@ -121,6 +154,18 @@ function serverVersion(text: string): string {
 
 /** Prints the version lines; the cluster part only when a kubeconfig or context is named. */
 export async function printVersion(opts: VersionOptions): Promise<void> {
+  const withCluster = opts.kubeconfig !== undefined || opts.context !== undefined;
+  if (opts.output === "json") {
+    const commit = await gitCommit(new URL("../", import.meta.url));
+    const doc = {
+      flyingfish: VERSION,
+      deno: { deno: Deno.version.deno, v8: Deno.version.v8, typescript: Deno.version.typescript },
+      commit,
+      ...(withCluster ? { cluster: await clusterVersion(opts) } : {}),
+    };
+    console.log(JSON.stringify(doc, null, 2));
+    return;
+  }
   const lines = await localVersionLines();
   console.log(lines.join("\n"));
   if (opts.kubeconfig !== undefined || opts.context !== undefined) {

@@ -2,8 +2,9 @@
  * `flyingfish watch`: re-checks one cluster (or both ends of a peering) every `--interval`. On a
  * terminal, with `-o text`, a dashboard redrawn in place (render/watch_dashboard.ts); piped, or with
  * `-o jsonl`, one JSON event per line (report/watch_model.ts): a snapshot, then transitions,
- * flapping warnings, heartbeats, errors and the end. `--until healthy|failure` (with `--timeout`)
- * waits for the peering to heal or break: exit 0 when it does, 1 on timeout, 3 on a tool error.
+ * flapping warnings, heartbeats, errors and the end. `--until healthy|failure` (with `--wait`)
+ * waits for the peering to heal or break: exit 0 when it does, 1 past `--wait`, 3 on a tool error.
+ * `--timeout` means what it means on every command: the bound of the whole run, past it exit 3.
  *
  * The rounds run over watched sources (watch/rounds.ts): after the first round, object changes come
  * from Kubernetes watches and a round costs only /version and the `wg show` execs.
@@ -26,6 +27,9 @@ export interface WatchCommandOptions {
   interval: string;
   output: "text" | "jsonl";
   until?: "healthy" | "failure";
+  /** With `--until`: how long to wait (exit 1 past it); alone: how long to watch. */
+  wait?: string;
+  /** The bound of the whole run, as on every command: past it, exit 3. */
   timeout?: string;
   flapThreshold: string;
   flapWindow: string;
@@ -37,7 +41,7 @@ export interface WatchCommandOptions {
   color: boolean;
 }
 
-/** `--timeout` when `--until` is given without one. */
+/** `--wait` when `--until` is given without one. */
 export const DEFAULT_UNTIL_TIMEOUT = "10m";
 
 /** The watch's own settings, from the flags (exit 3 on a bad value). */
@@ -48,8 +52,9 @@ export function watchSettingsFrom(opts: WatchCommandOptions): {
   flapWindowMs: number;
 } {
   const intervalMs = durationOption("--interval", opts.interval);
-  const timeoutFlag = opts.timeout ?? (opts.until ? DEFAULT_UNTIL_TIMEOUT : "0");
-  const timeout = durationOption("--timeout", timeoutFlag);
+  const waitFlag = opts.wait ?? (opts.until ? DEFAULT_UNTIL_TIMEOUT : "0");
+  const timeout = durationOption("--wait", waitFlag);
+  durationOption("--timeout", opts.timeout ?? "0");
   const flapThreshold = Number(opts.flapThreshold);
   if (!Number.isInteger(flapThreshold) || flapThreshold < 1) {
     throw new ToolError(
@@ -94,9 +99,24 @@ function isFatal(err: unknown): boolean {
   return err instanceof PermissionError || !(err instanceof ToolError);
 }
 
-/** Runs the watch command; returns the exit code. */
+/** Runs the watch command within `--timeout` (exit 3 past it, like every command); returns the exit code. */
 export async function runWatchCommand(opts: WatchCommandOptions): Promise<number> {
   const settings = watchSettingsFrom(opts);
+  const bound = durationOption("--timeout", opts.timeout ?? "0");
+  const [{ withDeadline, NO_TIMEOUT_MS }] = await Promise.all([import("./deadline.ts")]);
+  return await withDeadline(bound === 0 ? NO_TIMEOUT_MS : bound, opts.timeout ?? "0", (onExpiry) => {
+    const stop = new AbortController();
+    // Past --timeout: the rounds stop, the sources close (the deadline's own message says why).
+    onExpiry(() => stop.abort());
+    return watchWithin(opts, settings, stop);
+  });
+}
+
+async function watchWithin(
+  opts: WatchCommandOptions,
+  settings: ReturnType<typeof watchSettingsFrom>,
+  stop: AbortController,
+): Promise<number> {
   const options = runOptionsFrom({ ...opts, timeout: "0" });
   const { requestTimeoutMs } = timeoutsFrom({
     timeout: "0",
@@ -130,7 +150,6 @@ export async function runWatchCommand(opts: WatchCommandOptions): Promise<number
     flapWindowMs: settings.flapWindowMs,
     until: opts.until ?? null,
   });
-  const stop = new AbortController();
   const quit = (): void => stop.abort();
   // SIGTERM cannot be listened to on Windows: stop on what the platform offers.
   const signals = (["SIGINT", "SIGTERM"] as const).filter((sig) => {
@@ -162,10 +181,10 @@ export async function runWatchCommand(opts: WatchCommandOptions): Promise<number
 }
 
 function timeoutLine(opts: WatchCommandOptions): string {
-  const timeout = opts.timeout ?? DEFAULT_UNTIL_TIMEOUT;
+  const wait = opts.wait ?? DEFAULT_UNTIL_TIMEOUT;
   return opts.until === "healthy"
-    ? `the peering did not become healthy within --timeout ${timeout}`
-    : `no failure appeared within --timeout ${timeout}`;
+    ? `the peering did not become healthy within --wait ${wait}`
+    : `no failure appeared within --wait ${wait}`;
 }
 
 /** The dashboard: drawn after each round and every second while waiting; q/Ctrl-C stop. */

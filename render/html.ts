@@ -308,15 +308,15 @@ font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line)}
 h3{font-size:15px;margin:16px 0 4px}.meta,.muted{color:var(--muted)}
 code,pre,td.id{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-pre{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow-x:auto;
-white-space:pre-wrap;word-break:break-all}
+pre{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px;
+white-space:pre-wrap;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;margin:6px 0 12px}th,td{text-align:left;vertical-align:top;
 padding:4px 8px;border-bottom:1px solid var(--line)}th{font-weight:600}
 #diagnosis{border:2px solid var(--fail);border-radius:8px;padding:12px 16px;background:var(--card)}
 #diagnosis.ok{border-color:var(--pass)}#diagnosis .head{font-size:16px;font-weight:600}
 .fix{color:var(--fg);border-left:3px solid var(--warn);padding-left:8px;margin:6px 0}
-.fix-head{font-weight:600}.fix .note{margin:4px 0}.fix pre.cmd{margin:4px 0 8px;white-space:pre;word-break:normal}
-.nw,td.id{white-space:nowrap}code.cmdline{word-break:break-all}
+.fix-head{font-weight:600}.fix .note{margin:4px 0}.fix pre.cmd{margin:4px 0 8px}
+.nw,td.id{white-space:nowrap}code.cmdline{overflow-wrap:anywhere}
 .also{margin:8px 0 0}.also ul{margin:4px 0 0;padding-left:20px}
 .s-pass{--c:var(--pass)}.s-warn{--c:var(--warn)}.s-fail{--c:var(--fail)}.s-unknown{--c:var(--unknown)}
 .s-skip{--c:var(--skip)}.s-none{--c:var(--none)}
@@ -331,7 +331,7 @@ svg text{fill:var(--fg);font:13px system-ui,sans-serif}svg .mark{fill:var(--c);f
 svg .side{fill:var(--muted);font-size:12px}svg .arrow{stroke:var(--muted);stroke-width:1.5}
 svg .caption{fill:var(--muted);font-size:11px}
 @media print{body{max-width:none;padding:0;font-size:11px}h2{break-after:avoid}.result,tr,svg{break-inside:avoid}
-pre{white-space:pre-wrap}}
+pre{white-space:pre-wrap;overflow:visible;overflow-wrap:anywhere}}
 `;
 
 /** Renders the self-contained HTML report. */

@@ -31,7 +31,7 @@ import {
 import { commentPlacement } from "../report/remediation.ts";
 import { clusterLines } from "./context.ts";
 import { activeLines } from "./active_text.ts";
-import { displayWidth, type Hang, PIPE_WIDTH, truncate, wrapCommand, wrapWords } from "./wrap.ts";
+import { displayWidth, type Hang, PIPE_WIDTH, wrapCommand, wrapWords } from "./wrap.ts";
 import { isNeedsRemote } from "../report/skips.ts";
 
 export { PIPE_WIDTH } from "./wrap.ts";
@@ -42,7 +42,7 @@ export interface TextOptions {
   color: boolean;
   /** Show pass evidence, run metadata, the peering dump and the cheat sheet. */
   verbose: boolean;
-  /** Only the count line and the diagnosis; the diagnosis and its fix are cut at the width (one line each). */
+  /** Only the count line, the diagnosis and its first fix step (wrapped to the width, never cut). */
   quiet: boolean;
   /** Columns no line may exceed (the verbose tables excepted); default {@link PIPE_WIDTH}. */
   width?: number;
@@ -439,8 +439,8 @@ const MAX_ALSO_FAILING = 5;
 /**
  * The diagnosis lines (or `no failure found …`): the diagnosis, the first step of its fix (a
  * command with its comment, or a remark), and one `also failing:` line per other root failure,
- * wrapped to `width`. `quiet` folds those into the diagnosis line and keeps one line each (the
- * first fix line; cut with `…` at the width).
+ * wrapped to `width`. `quiet` folds those into the diagnosis and keeps its first fix step (wrapped,
+ * never cut: a command must still paste).
  */
 export function diagnosisLines(
   report: Report,
@@ -474,15 +474,22 @@ export function diagnosisLines(
   const firstStep = fixLines(d.remediation.slice(0, 1));
   const fix = firstStep[0];
   if (quiet) {
-    const fixed = ` ${lead}${about}`;
-    const folded = foldedAlso(also.map((f) => oneLine(f.id) + whereOf(f)), width - displayWidth(fixed) - 12);
-    const room = width - displayWidth(fixed + folded);
-    const head = room >= 2
-      ? ` ${c.bold("diagnosis")} ${c.red(`${MARKS.fail} ${oneLine(d.id)}`)}${about}` +
-        `${truncate(oneLine(d.summary), room)}${c.red(folded)}`
-      : truncate(`${fixed}${oneLine(d.summary)}${folded}`, width); // labels alone fill the line
-    const out = [head];
-    if (fix) out.push(c.cyan(truncate(`           ⚑ ${cleanText(fix.text)}`, width)));
+    // One diagnosis (the other root failures folded into it) and its first fix step, wrapped to the
+    // width like the full output: a command is never cut, so what is printed still pastes.
+    const folded = foldedAlso(also.map((f) => oneLine(f.id) + whereOf(f)), Math.max(PIPE_WIDTH, width) - 12);
+    const heads = wrapWords(`${lead}${about}${oneLine(d.summary)}${folded}`, width, {
+      first: " ",
+      rest: DIAG_HANG,
+    });
+    const out = [
+      heads[0].replace(lead, `${c.bold("diagnosis")} ${c.red(`${MARKS.fail} ${oneLine(d.id)}`)}`),
+      ...heads.slice(1),
+    ];
+    if (fix) {
+      out.push(
+        ...fixBlock(firstStep, width, { first: "           ⚑ ", rest: DIAG_HANG }).map((l) => c.cyan(l)),
+      );
+    }
     return out;
   }
   const heads = wrapWords(`${lead}${about}${oneLine(d.summary)}`, width, { first: " ", rest: DIAG_HANG });

@@ -143,21 +143,28 @@ Deno.test("text: verbose shows the tool line, pass evidence, the peering dump an
   assert.ok(out.includes(" MANUAL TEST CHEAT SHEET") && out.includes("    $ nc -u -v -z 203.0.113.7 51820"));
 });
 
-Deno.test("text: quiet prints only the count line and the diagnosis, one line each within the width", () => {
+Deno.test("text: quiet prints only the count line, the diagnosis and its fix, wrapped within the width, never cut", () => {
   const out = renderText(sample(), { ...PLAIN, quiet: true });
   assert.deepEqual(out.split("\n").filter((l) => l.trim()).map((l) => l.trim().split(" ")[0]), [
     "7",
     "diagnosis",
+    "usefully)",
     "⚑",
   ]);
+  assert.ok(!out.includes("…"), out);
   const narrow = renderText(sample(), { ...PLAIN, quiet: true, width: 70 }).trimEnd().split("\n");
-  assert.equal(narrow.length, 4);
-  assert.equal(narrow[2], " diagnosis ✗ GW-02 [GATEWAY EXPOSURE] peer rome-4b2a9e: gateway serve…");
+  assert.deepEqual(narrow.slice(2), [
+    " diagnosis ✗ GW-02 [GATEWAY EXPOSURE] peer rome-4b2a9e: gateway server",
+    "             service is not (or not usefully) exposed",
+    "           ⚑ # LoadBalancer pending → no LB controller, or your cloud",
+    "             # LB cannot do UDP",
+  ]);
   assertFits(narrow.join("\n"), 70, "quiet at 70");
   // Narrower than the count line: it wraps between its parts.
   const tiny = renderText(sample(), { ...PLAIN, quiet: true, width: 40 }).split("\n");
   assert.deepEqual(tiny.slice(0, 2), [" 7 passed ⋅ 1 warning ⋅ 1 failed ⋅", " 2 skipped ⋅ 1 unknown (4.8s)"]);
   assertFits(tiny.join("\n"), 40, "quiet at 40");
+  assert.ok(!tiny.join("\n").includes("…"), "quiet at 40 cuts nothing");
 });
 
 Deno.test("text: no failure line", () => {

@@ -1,6 +1,8 @@
 /**
  * The manual test cheat sheet: every concrete value the run discovered, each with a ready-to-paste
- * command that has the real names filled in.
+ * command that has the real names filled in. Each works where it is shown: data-path tests are
+ * `flyingfish probe` runs (they create admissible pods with pinned images), and the one pod started
+ * by hand uses the pinned probe image and passes Pod Security `restricted`.
  */
 import type { ClusterView, PeerView } from "../checks/types.ts";
 import { activeGatewayPod, gatewayOf, isVirtualNode, peerObjects, REMOTE_ID_LABEL } from "../liqo/lookups.ts";
@@ -8,6 +10,7 @@ import { endpointOf } from "../liqo/endpoints.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ReadScope } from "../liqo/scopes.ts";
 import type { CheatSheetEntry } from "./model.ts";
+import { PROBE_IMAGES } from "../active/fleet/images.ts";
 import {
   API_SERVER_PROXY_IP_TYPE,
   IP_TYPE_LABEL,
@@ -78,6 +81,22 @@ export function buildCheatSheet(
   return out;
 }
 
+/**
+ * `kubectl run --overrides` making pod `name` admissible under Pod Security `restricted` (non-root,
+ * no capabilities, no privilege escalation, seccomp RuntimeDefault), merged by container name.
+ */
+function restrictedOverrides(name: string): string {
+  return JSON.stringify({
+    spec: {
+      securityContext: { runAsNonRoot: true, runAsUser: 65534, seccompProfile: { type: "RuntimeDefault" } },
+      containers: [{
+        name,
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+      }],
+    },
+  });
+}
+
 function peerEntries(
   v: ClusterView,
   p: PeerView,
@@ -85,6 +104,8 @@ function peerEntries(
   add: (e: Omit<CheatSheetEntry, "cluster">) => void,
 ): void {
   const peer = p.clusterId;
+  // The active probes create what they need (a labelled namespace, pinned images, restricted pods).
+  const probe = (name: string) => `flyingfish probe ${name} --context ${v.context} --peer ${peer}`;
   const gw = gatewayOf(v.inv, peer);
   if (gw) {
     // Either Liqo shape of an endpoint: `port` (v1.0) or HEAD's `ports[]`.
@@ -96,8 +117,10 @@ function peerEntries(
           ? "gateway endpoint (this cluster serves; the peer dials it)"
           : "gateway endpoint the client dials",
         value: `${addr}:${ep.port}/UDP`,
-        command:
-          `nc -u -v -w 3 ${addr} ${ep.port}   # WireGuard stays silent to strangers: no reply is normal`,
+        // Not `nc -u`: it "succeeds" against anything, WireGuard answering no stranger.
+        command: `${
+          probe("udp")
+        }   # UDP end to end through this endpoint (nc -u proves nothing: WireGuard answers no stranger)`,
         peer,
       });
     }
@@ -116,15 +139,13 @@ function peerEntries(
     });
     const mtu = Number(gw.object.spec?.mtu);
     if (Number.isFinite(mtu) && mtu > 0) {
-      const target = remotePodIp(v, p);
       const size = mtu - ICMP_IPV4_OVERHEAD;
       add({
         title: `tunnel MTU ${mtu}: largest ping payload that fits unfragmented`,
         value: String(size),
-        command:
-          `${kc} run ff-mtu --rm -it --restart=Never --image=nicolaka/netshoot -- ping -c 3 -M do -s ${size} ${
-            target ?? "<remapped remote pod IP>"
-          }`,
+        // A ping pod needs NET_RAW, which Pod Security `restricted` refuses: the probe execs the
+        // don't-fragment pings in the gateway pod instead.
+        command: `${probe("mtu")}   # don't-fragment pings through the tunnel, from the gateway`,
         peer,
       });
     }
@@ -158,7 +179,7 @@ function peerEntries(
     add({
       title: "a real remote pod, by the address this cluster uses for it",
       value: target,
-      command: `${kc} run ff-ping --rm -it --restart=Never --image=nicolaka/netshoot -- ping -c 3 ${target}`,
+      command: `${probe("matrix")}   # probe pods on every node, both ways, TCP and UDP`,
       peer,
     });
   }
@@ -167,8 +188,9 @@ function peerEntries(
     add({
       title: "peer API server through the in-band proxy",
       value: proxy,
-      command:
-        `${kc} run ff-curl --rm -it --restart=Never --image=curlimages/curl -- curl -sk -x ${proxy} https://kubernetes.default/livez`,
+      command: `${kc} run ff-curl --rm -i --restart=Never --image=${PROBE_IMAGES.probe} ` +
+        `--override-type=strategic --overrides='${restrictedOverrides("ff-curl")}' ` +
+        `--command -- curl -sk -x ${proxy} https://kubernetes.default/livez`,
       peer,
     });
   } else if (typeof p.foreignCluster?.status?.apiServerUrl === "string") {

@@ -151,13 +151,20 @@ export function printWord(word: string): string {
   return /<[^<>]+>/.test(word) && !word.includes("'") ? word : shellQuote(word);
 }
 
-/** The words of one command with its cluster's flags after the program and its cluster words expanded. */
+/**
+ * The words of one command with its cluster's flags after the program (after `flyingfish`'s
+ * subcommand: its cluster flags belong to the subcommand) and its cluster words expanded.
+ */
 export function commandWords(cmd: RemediationCommand, resolve: Resolve, invoked: boolean): string[] {
   const [program, ...rest] = cmd.argv;
   const name = typeof program === "string" ? program : "";
   const expand = (w: Word): string[] =>
     typeof w === "string" ? [w] : remoteFlags(resolve(w.remoteKubeconfig), invoked);
-  return [name, ...clusterFlags(name, resolve(cmd.on), invoked), ...rest.flatMap(expand)];
+  const flags = clusterFlags(name, resolve(cmd.on), invoked);
+  if (name === "flyingfish" && flags.length && rest.length) {
+    return [name, ...expand(rest[0]), ...flags, ...rest.slice(1).flatMap(expand)];
+  }
+  return [name, ...flags, ...rest.flatMap(expand)];
 }
 
 /** The shell line of a command and what is chained to it (`|`, `&&`), every cluster named. */
@@ -172,14 +179,18 @@ export function resolverFor(where: Where, t: Targeting): Resolve {
 }
 
 /**
- * A cheat sheet command (`kubectl --context <ctx> …`, as report/cheatsheet.ts writes them) with the
- * kubeconfig file the user named for that context added after the program.
+ * A cheat sheet command (`kubectl --context <ctx> …` or `flyingfish probe <name> --context <ctx> …`, as
+ * report/cheatsheet.ts writes them) with the kubeconfig file the user named for that context added
+ * before `--context`.
  */
 export function withKubeconfig(command: string, clusters: readonly ClusterAccess[]): string {
   for (const c of clusters) {
-    const head = `kubectl --context ${c.context} `;
-    if (c.kubeconfig !== null && c.context && command.startsWith(head)) {
-      return `kubectl --kubeconfig ${shellQuote(c.kubeconfig)} ${command.slice("kubectl ".length)}`;
+    if (c.kubeconfig === null || !c.context) continue;
+    const flag = ` --context ${c.context} `;
+    const at = command.indexOf(flag);
+    const head = at < 0 ? "" : command.slice(0, at);
+    if (head === "kubectl" || /^flyingfish probe [a-z]+$/.test(head)) {
+      return `${head} --kubeconfig ${shellQuote(c.kubeconfig)}${command.slice(at)}`;
     }
   }
   return command;

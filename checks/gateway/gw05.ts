@@ -12,7 +12,7 @@ import { lookupGateway } from "../common/gateway.ts";
 import { tunnelUpProof } from "../common/tunnel_state.ts";
 import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
 import { isHostname } from "../../liqo/endpoints.ts";
-import { fix, shell } from "../remediation.ts";
+import { fix, flyingfishOn, step } from "../remediation.ts";
 
 function run(ctx: CheckContext): Promise<Outcome> | Outcome {
   const l = lookupGateway(ctx);
@@ -54,7 +54,11 @@ async function probeUdp(
   const evidence = [`${field}: ${host}:${port}`, `from this host: ${r.outcome} — ${r.detail}`];
   if (dns) evidence.push(hostnameLine("the endpoint", host, dns));
   if (proof) evidence.push(`tunnel up: ${proof}`);
-  const nc = shell("nc", "-u", "-v", host, String(port));
+  // Not `nc -u`: it "succeeds" against anything, WireGuard answering no unauthenticated packet.
+  const precise = step(
+    flyingfishOn("local", "check", "--only", "GW-05", "--udp-precise"),
+    "sees an ICMP refusal on the way (needs --allow-ffi)",
+  );
   if (r.outcome === "reply") {
     return { status: "pass", summary: `UDP ${host}:${port} answered from here`, evidence };
   }
@@ -66,7 +70,7 @@ async function probeUdp(
       evidence,
       remediation: fix(
         "only matters for clients on this host's network; compare the firewall rules on the way",
-        nc,
+        precise,
       ),
     };
   }
@@ -86,7 +90,7 @@ async function probeUdp(
         summary:
           `UDP ${host}:${port} refused (ICMP port unreachable): nothing listens there or a firewall rejects`,
         evidence,
-        remediation: fix(`check the Service/port mapping and any firewall between here and ${host}`, nc),
+        remediation: fix(`check the Service/port mapping and any firewall between here and ${host}`, precise),
       };
     case "silence": {
       // --udp-precise may have fallen back to the default probe (no --allow-ffi): then ICMP was not watched.
@@ -131,7 +135,8 @@ export const GW_05: CheckDef = {
       "--no-network-probes and on snapshots. A hostname endpoint is also resolved from here, as evidence.",
     fixes:
       "On a refusal check the Service/NodePort mapping and firewalls on the path to the endpoint; test by " +
-      "hand with nc -u.",
+      'hand with `flyingfish check --only GW-05 --udp-precise` (not nc -u: it "succeeds" against anything, ' +
+      "WireGuard never answering an unauthenticated packet).",
   },
   hops: ["gateway"],
   hubReads: ["wireguard", "udp", "resolve"],

@@ -27,7 +27,14 @@ import { PEER_FIELDS } from "../../probes/wireguard_dump.ts";
 import { pingDisabled } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint, isHostname } from "../../liqo/endpoints.ts";
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
-import { fix, kubectlIn, type RemediationCommand, type RemediationStep, shell } from "../remediation.ts";
+import {
+  fix,
+  flyingfishOn,
+  kubectlIn,
+  type RemediationCommand,
+  type RemediationStep,
+  step,
+} from "../remediation.ts";
 import { HANDSHAKE_MAX_AGE_S } from "../common/tunnel_state.ts";
 import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
 import { containerLog } from "../common/logs.ts";
@@ -66,8 +73,27 @@ function execUnknown(
     status: "unknown",
     summary: `${what}: cannot run wg in ${ev.namespace}/${ev.pod} (${ev.reason}: ${ev.message})${onNode}`,
     evidence: [`exec of wg show all dump in container wireguard: ${ev.message}${onNode}`],
-    remediation: fix("run by hand (needs create on pods/exec):", wgCommand(ev.namespace, ev.pod)),
+    remediation: execFix(ev),
   };
+}
+
+/**
+ * What to do when `wg show` could not run in a gateway pod. Forbidden: running the same exec by hand
+ * fails the same way, so the fix names the missing RBAC verb and how to confirm it; otherwise, the
+ * command to run by hand.
+ */
+export function execFix(ev: Extract<WgEvidence, { ok: false }>): RemediationStep[] {
+  if (ev.reason === "forbidden") {
+    return fix(
+      step(
+        kubectlIn("local", ev.namespace, "auth", "can-i", "create", "pods/exec"),
+        "answers no: your credentials lack create on pods/exec here",
+      ),
+      `ask for create (and get) on pods/exec in ${ev.namespace} (deploy/clusterrole.yaml grants the read-only ` +
+        "execs FlyingFish runs), then re-run; without it the live tunnel checks stay unknown",
+    );
+  }
+  return fix("run by hand (needs create on pods/exec):", wgCommand(ev.namespace, ev.pod));
 }
 
 /** Tunnel interfaces of a sample, or an outcome when the output was unusable. */
@@ -357,8 +383,12 @@ export function neverWorkedFix(gw: GatewayRef, ns: string, pod: string): Remedia
   return fix(
     "never worked: check, in order, the endpoint, the UDP path and the keys",
     "1. endpoint: the client dials what the server advertises (GW-03, GW-04); a hostname must resolve in the pod",
-    `2. UDP path: UDP ${port} open end to end toward ${host} (security groups, firewalls, LB UDP support):`,
-    shell("nc", "-u", "-v", host, String(port)),
+    `2. UDP path: UDP ${port} open end to end toward ${host} (security groups, firewalls, LB UDP support); ` +
+      'nc -u cannot tell (WireGuard answers no stranger: it "succeeds" against anything)',
+    step(
+      flyingfishOn("local", "check", "--only", "GW-05", "--udp-precise"),
+      "from the client's network: an ICMP refusal on the way shows",
+    ),
     "3. keys: each side's PublicKey is the other gateway's key (TUN-04)",
     kubectlIn("local", ns, "logs", pod, "-c", "wireguard"),
   );

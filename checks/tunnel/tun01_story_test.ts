@@ -17,7 +17,9 @@ Deno.test("TUN-01: Connecting says the handshake never completed, naming the end
     /stuck Connecting \(created .* ago\): WireGuard never completed a handshake with the server at 203\.0\.113\.50:51840/,
   );
   assert.match(text(o), /UDP blocked/);
-  assert.match(fixText(o.remediation), /nc -u -v 203\.0\.113\.50 51840/);
+  assert.match(fixText(o.remediation), /UDP 51840 open end to end toward 203\.0\.113\.50/);
+  assert.match(fixText(o.remediation), /flyingfish check --only GW-05 --udp-precise/);
+  assert.doesNotMatch(fixText(o.remediation), /\$ nc |^nc /m);
   // wg unreadable (exec failed): the Connection alone speaks, as before
   const bare = await run("TUN-01", objs, { probes: scriptedProbes() });
   assert.match(bare.summary, /stuck Connecting \(created .* ago\): the tunnel never came up$/);

@@ -57,10 +57,9 @@ Deno.test("TUN-02: handshake never / old / exec forbidden / garbled", async () =
   });
   o = await run("TUN-02", await rome(), { probes: forbidden });
   assert.equal(o.status, "unknown");
-  assert.match(
-    fixText(o.remediation),
-    /kubectl -n liqo-tenant-milan-8d1f03 exec gw-milan-8d1f03-7c9d5b6f8d-q4xzt -c wireguard/,
-  );
+  // Forbidden: the same exec by hand would be refused too; the fix names the missing verb.
+  assert.match(fixText(o.remediation), /kubectl -n liqo-tenant-milan-8d1f03 auth can-i create pods\/exec/);
+  assert.doesNotMatch(fixText(o.remediation), / exec gw-milan/);
   assert.equal((await run("TUN-03", await rome(), { probes: forbidden })).status, "unknown");
   assert.equal((await run("TUN-04", await rome(), { probes: forbidden })).status, "unknown");
   assert.equal((await run("TUN-06", await rome(), { probes: forbidden })).status, "pass");
@@ -107,7 +106,9 @@ Deno.test("TUN-02: never worked names the endpoint and the three suspects", asyn
   assert.match(o.summary, /nothing has ever come back \(rx 0 B\)/);
   assert.match(o.summary, /handshake attempts still go out \(tx \+148 B/);
   assert.match(o.summary, /the endpoint, the UDP path or the keys/);
-  assert.match(fixText(o.remediation), /nc -u -v 203\.0\.113\.50 51840/);
+  assert.match(fixText(o.remediation), /UDP 51840 open end to end toward 203\.0\.113\.50/);
+  assert.match(fixText(o.remediation), /flyingfish check --only GW-05 --udp-precise/);
+  assert.doesNotMatch(fixText(o.remediation), /\$ nc |^nc /m);
   assert.match(fixText(o.remediation), /TUN-04/);
   // server side: nothing ever arrived from the client
   const m = await run("TUN-02", await milan(), {

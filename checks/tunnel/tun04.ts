@@ -8,7 +8,7 @@ import type { WgInterface, WgPeer } from "../../probes/hub.ts";
 import { activeGatewayPod, gatewayOf, type GatewayRef, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { tunnelInterfaces } from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
-import { GW_KINDS, liveWireguard, shortKey, wgCommand } from "./_story.ts";
+import { execFix, GW_KINDS, liveWireguard, shortKey, wgCommand } from "./_story.ts";
 import { fix, kubectlIn, type RemediationStep, step } from "../remediation.ts";
 import { GATEWAY_RESOURCE_LABEL } from "../../liqo/names.ts";
 
@@ -156,9 +156,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "unknown",
       summary: `PublicKey present; live comparison with wg not possible: ${liveNote}`,
       evidence,
-      remediation: live && "ev" in live && !live.ev.ok
-        ? fix("run by hand:", wgCommand(gw.namespace, live.ev.pod))
-        : undefined,
+      remediation: live && "ev" in live && !live.ev.ok ? execFix(live.ev) : undefined,
     };
   }
   return {

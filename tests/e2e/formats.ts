@@ -309,6 +309,15 @@ export function assertAllFormats(doc: unknown, label = ""): Report {
   assert.match(quiet[0], /^ \d+ passed ⋅ /, `${ctx}quiet: count line first`);
   if (report.diagnosis) assert.ok(quiet[2].includes(`diagnosis ${MARKS.fail} ${report.diagnosis.id}`));
   else assert.match(quiet[2], /no failure found/);
-  assert.ok(quiet.length <= 4, `${ctx}quiet output is the count line and the diagnosis only`);
+  // After the count line: the diagnosis and its first fix step, wrapped (continuations indented), never cut.
+  assert.ok(
+    quiet.slice(3).every((l) => /^ {11}/.test(l)),
+    `${ctx}quiet output is the count line and the diagnosis (with its fix) only`,
+  );
+  if (report.diagnosis) {
+    const words = (t: string) => t.split(/\s+/).filter(Boolean).join(" ");
+    const summary = words(report.diagnosis.summary.split("\n")[0]);
+    assert.ok(words(quiet.join(" ")).includes(summary), `${ctx}quiet cuts nothing of the diagnosis`);
+  }
   return report;
 }

@@ -149,7 +149,9 @@ Deno.test({
     assert.match(lines[0], /^ \d+ passed ⋅ \d+ warnings? ⋅ 1 failed ⋅ \d+ skipped ⋅ \d+ unknown \(/);
     assert.equal(lines[1], "");
     assert.match(lines[2], /^ diagnosis ✗ GW-02 /);
-    assert.ok(lines.slice(3).every((l) => l.trimStart().startsWith("⚑")), q.stdout);
+    // The diagnosis wrapped, then its fix (⚑), continuation lines indented under it: nothing else.
+    assert.ok(lines.slice(3).every((l) => /^ {11}/.test(l)), q.stdout);
+    assert.ok(lines.some((l) => l.trimStart().startsWith("⚑")), q.stdout);
     assert.equal(lines.filter((l) => CHECK_LINE.test(l)).length, 0, "-q: no check lines");
     assert.equal(q.code, 2);
     assert.equal(q.stderr, "", "-q: nothing on stderr");

@@ -7,7 +7,7 @@
  *   a swap are exactly the status differences between fresh one-shot diagnoses of the two states;
  *   after the first round no list is sent (only /version and the `wg show` execs); a scripted
  *   broken/healthy sequence is reported as flapping.
- * - Through the CLI: `--until healthy` exits 0 once the scenario heals, and 1 at `--timeout`;
+ * - Through the CLI: `--until healthy` exits 0 once the scenario heals, and 1 at `--wait` (`--timeout` is the run bound, exit 3, as on every command);
  *   the jsonl stream's shapes; the terminal dashboard in a pseudo-terminal (golden screen), and `q`
  *   leaving cleanly (cursor shown again).
  */
@@ -259,7 +259,7 @@ async function runWatchCli(
 }
 
 Deno.test({
-  name: "watch --until healthy: exit 0 when the scenario heals (jsonl stream); exit 1 at --timeout",
+  name: "watch --until healthy: exit 0 when the scenario heals (jsonl stream); exit 1 at --wait",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
@@ -269,7 +269,7 @@ Deno.test({
       const [healed, timedOut] = await Promise.all([
         runWatchCli(
           healing.served.kubeconfigYaml(CLUSTER),
-          ["--until", "healthy", "--interval", "200ms", "--timeout", "60s"],
+          ["--until", "healthy", "--interval", "200ms", "--wait", "60s"],
           (line) => {
             if (JSON.parse(line).type === "snapshot") healing.swap("healthy");
           },
@@ -279,7 +279,7 @@ Deno.test({
           "healthy",
           "--interval",
           "200ms",
-          "--timeout",
+          "--wait",
           "1s",
         ]),
       ]);
@@ -311,7 +311,7 @@ Deno.test({
       assert.equal(beats[beats.length - 1].type === "heartbeat" && beats[beats.length - 1].exitCode, 0);
 
       assert.equal(timedOut.code, 1, timedOut.stderr);
-      assert.match(timedOut.stderr, /the peering did not become healthy within --timeout 1s/);
+      assert.match(timedOut.stderr, /the peering did not become healthy within --wait 1s/);
       const end = JSON.parse(timedOut.lines[timedOut.lines.length - 1]);
       assert.equal(end.type, "end");
       assert.equal(end.reason, "timeout");
