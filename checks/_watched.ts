@@ -7,7 +7,7 @@
  */
 import type { KindId } from "../kube/kinds.ts";
 import type { Objects } from "../liqo/views/mod.ts";
-import type { ClusterView } from "./types.ts";
+import type { ClusterView, PeerView } from "./types.ts";
 
 /** What one check instance did with the kinds it could not read. */
 export class ReadLog {
@@ -102,6 +102,21 @@ export function watchedView(view: ClusterView, log: ReadLog): ClusterView {
         if (view.clusterId === null) log.took(view, "configmaps");
         return view.clusterId;
       },
+    },
+  });
+}
+
+/**
+ * `peer` as one check sees it: its tenant namespace, when not found, recorded as taken from
+ * `view`'s namespaces (the labelled namespace is how it is found when the ForeignCluster's status
+ * does not name it, liqo/lookups.ts `tenantNamespaceOf`).
+ */
+export function watchedPeer(peer: PeerView, view: ClusterView, log: ReadLog): PeerView {
+  return Object.defineProperty({ ...peer }, "tenantNamespace", {
+    enumerable: true,
+    get: () => {
+      if (peer.tenantNamespace === null) log.took(view, "namespaces");
+      return peer.tenantNamespace;
     },
   });
 }

@@ -14,7 +14,7 @@ import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { within } from "../time.ts";
-import { ReadLog, watchedView } from "./_watched.ts";
+import { ReadLog, watchedPeer, watchedView } from "./_watched.ts";
 import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
   type ActivePhase,
@@ -371,11 +371,13 @@ async function runInstance(
   // Passive checks see watched views: an unreadable kind taken as "nothing there" makes them unknown.
   const log = new ReadLog();
   const watch = (v: ClusterView | null) => v && !inst.def.active ? watchedView(v, log) : v;
+  const watchPeer = (p: PeerView | null, v: ClusterView | null) =>
+    p && v && !inst.def.active ? watchedPeer(p, v, log) : p;
   const ctx: CheckContext = {
     cluster: watch(inst.cluster)!,
-    peer: inst.peer,
+    peer: watchPeer(inst.peer, inst.cluster),
     remote: watch(inst.remote),
-    remotePeer: inst.remotePeer,
+    remotePeer: watchPeer(inst.remotePeer, inst.remote),
     probes: declaredHub(input.probes, inst.def),
     options: input.options,
     signal,
