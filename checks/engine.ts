@@ -14,6 +14,7 @@ import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { within } from "../time.ts";
+import { ReadLog, watchedPeer, watchedView } from "./_watched.ts";
 import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
   type ActivePhase,
@@ -367,11 +368,16 @@ async function runInstance(
   const unreadable = unreadableKinds(inst);
   if (unreadable) return finish({ status: "unknown", summary: unreadable }, t0);
   input.onStart?.({ id: inst.def.id, cluster: inst.clusterLabel, peer: inst.peerLabel });
+  // Passive checks see watched views: an unreadable kind taken as "nothing there" makes them unknown.
+  const log = new ReadLog();
+  const watch = (v: ClusterView | null) => v && !inst.def.active ? watchedView(v, log) : v;
+  const watchPeer = (p: PeerView | null, v: ClusterView | null) =>
+    p && v && !inst.def.active ? watchedPeer(p, v, log) : p;
   const ctx: CheckContext = {
-    cluster: inst.cluster!,
-    peer: inst.peer,
-    remote: inst.remote,
-    remotePeer: inst.remotePeer,
+    cluster: watch(inst.cluster)!,
+    peer: watchPeer(inst.peer, inst.cluster),
+    remote: watch(inst.remote),
+    remotePeer: watchPeer(inst.remotePeer, inst.remote),
     probes: declaredHub(input.probes, inst.def),
     options: input.options,
     signal,
@@ -396,7 +402,7 @@ async function runInstance(
       const s = (input.options.checkTimeoutMs / 1000).toFixed(0);
       return finish({ status: "unknown", summary: `timed out after ${s}s` }, started);
     }
-    return finish(withRetryNotes(ran.value, inst), started);
+    return finish(withRetryNotes(unknownIfTakenAsAbsent(ran.value, log), inst), started);
   } catch (err) {
     if (err instanceof KindUnavailableError) {
       return finish({ status: "unknown", summary: err.message }, started);
@@ -444,10 +450,34 @@ function withRetryNotes(o: Outcome, inst: Instance): Outcome {
   return notes.length ? { ...o, evidence: [...(o.evidence ?? []), ...notes] } : o;
 }
 
+/**
+ * The outcome of a check that read an unreadable kind as "nothing there" (without asking whether it
+ * could be read): `unknown`, naming the read; what it would have said without it stays as evidence.
+ */
+function unknownIfTakenAsAbsent(o: Outcome, log: ReadLog): Outcome {
+  const gaps = log.unanswered();
+  if (gaps.length === 0) return o;
+  const problems = gaps.map(({ view, kind }) =>
+    readProblem(view, kind) ?? `${kind} on ${view.name} unreadable`
+  );
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more unreadable input(s))` : "";
+  return {
+    status: "unknown",
+    summary: `${problems[0]}${more}`,
+    evidence: [
+      ...problems.slice(1),
+      `without it the check would say: ${o.status} — ${o.summary}`,
+      ...(o.evidence ?? []),
+    ],
+  };
+}
+
 function unreadableKinds(inst: Instance): string | null {
   // A peer whose ForeignCluster did not fit its view: what the check would judge it on was not read.
   for (const [peer, view] of [[inst.peer, inst.cluster], [inst.remotePeer, inst.remote]] as const) {
     if (peer?.malformed && view) return malformedNote("foreignclusters", view, [peer.malformed]);
+    // A peer found without its ForeignCluster (unreadable): nothing says it is a peering at all.
+    if (peer?.unlocated) return peer.unlocated;
   }
   const views = [inst.cluster, inst.remote].filter((v): v is ClusterView => v !== null);
   for (const view of views) {

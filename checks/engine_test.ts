@@ -240,3 +240,77 @@ Deno.test("an input read only after retries says so in the evidence; the result 
     r.evidence.join("\n"),
   );
 });
+
+Deno.test("an unreadable optional kind taken as 'nothing there' makes the check unknown, naming the read", async () => {
+  const forbidden = { identities: { reason: "forbidden" as const, message: "RBAC: no list" } };
+  const view = viewOf(inventoryOf([], forbidden), new Date(), "ctx");
+  // The forgetful shape: `?? []` turns the refusal into "no Identity", and the check passes.
+  const forgetful = def("A-1", "env", () => ({ status: "pass", summary: "no Identity, nothing to check" }), {
+    optionalReads: ["identities"],
+  });
+  const forgetfulRun = forgetful.run;
+  const check = {
+    ...forgetful,
+    run: (ctx: Parameters<CheckDef["run"]>[0]) => {
+      const n = (ctx.cluster.inv.tryItems("identities") ?? []).length;
+      return n === 0 ? forgetfulRun(ctx) : { status: "fail" as const, summary: "?" };
+    },
+  } as CheckDef;
+  // The careful shape: it asks, and judges on what it has, saying why.
+  const careful = def("A-2", "env", () => ({ status: "fail", summary: "" }), {
+    optionalReads: ["identities"],
+  });
+  const carefulCheck = {
+    ...careful,
+    run: (ctx: Parameters<CheckDef["run"]>[0]): Outcome => {
+      const read = ctx.cluster.inv.readable("identities");
+      return read.ok
+        ? { status: "pass", summary: `${read.items.length} identities` }
+        : { status: "warn", summary: "judged without identities", evidence: [read.reason] };
+    },
+  } as CheckDef;
+  const out = await runEngine(input([check, carefulCheck], [], { local: { view, peers: [] } }));
+  const [a, b] = out.results;
+  assert.equal(a.status, "unknown");
+  assert.equal(a.summary, "forbidden: identities on ctx — RBAC: no list");
+  assert.ok(a.evidence.some((e) => e.includes("would say: pass — no Identity")), a.evidence.join("\n"));
+  assert.deepEqual(a.remediation, []);
+  assert.equal(b.status, "warn");
+  assert.deepEqual(b.evidence, ["forbidden: identities — RBAC: no list"]);
+  // Readable and empty: judged as before.
+  const empty = await runEngine(input([check, carefulCheck]));
+  assert.deepEqual(empty.results.map((r) => r.status), ["pass", "pass"]);
+});
+
+Deno.test("a locator whose kind is unreadable (the Liqo namespace from deployments) makes its user unknown", async () => {
+  const view = viewOf(
+    inventoryOf([], { deployments: { reason: "error", message: "HTTP 500" } }),
+    new Date(),
+    "ctx",
+  );
+  assert.equal(view.liqoNamespace, null);
+  const usesNs = def("A-1", "env", pass);
+  const check = {
+    ...usesNs,
+    run: (ctx: Parameters<CheckDef["run"]>[0]): Outcome =>
+      ctx.cluster.liqoNamespace === null
+        ? { status: "skip", summary: "Liqo not installed" }
+        : { status: "pass", summary: "ok" },
+  } as CheckDef;
+  const out = await runEngine(input([check], [], { local: { view, peers: [] } }));
+  assert.equal(out.results[0].status, "unknown");
+  assert.match(out.results[0].summary, /^cannot read: deployments on ctx — HTTP 500/);
+  // With the Deployments readable and no Liqo there, the skip stands.
+  assert.equal((await runEngine(input([check]))).results[0].status, "skip");
+});
+
+Deno.test("a peer found without its ForeignCluster (unreadable) has every check unknown, naming the read", async () => {
+  const stale: PeerView = {
+    ...peer("paris"),
+    unlocated: "forbidden: foreignclusters on ctx — no (peer found only by labels)",
+  };
+  const out = await runEngine(input([def("G-1", "gateway", fail, { perPeer: true })], [stale]));
+  assert.equal(out.results[0].status, "unknown");
+  assert.match(out.results[0].summary, /^forbidden: foreignclusters on ctx/);
+  assert.equal(out.exitCode, 1);
+});

@@ -244,6 +244,12 @@ export interface PeerView {
    * be read of it (name, cluster ID), and the engine makes the peer's checks `unknown`, naming this.
    */
   readonly malformed?: Malformed;
+  /**
+   * Set when the ForeignClusters could not be read and the peer was found by the labels Liqo puts on
+   * its per-peer objects or tenant namespace (a stale one looks the same): nothing confirms it is a
+   * peering, so the engine makes the peer's checks `unknown`, naming this read.
+   */
+  readonly unlocated?: string;
 }
 
 /** Run-wide options checks may consult. */

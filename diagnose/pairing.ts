@@ -4,6 +4,8 @@
  */
 import type { PeerPair } from "../checks/engine.ts";
 import type { ClusterView, PeerView } from "../checks/types.ts";
+import { readProblem } from "../checks/engine.ts";
+import type { KindId } from "../kube/kinds.ts";
 import { peersOf } from "./views.ts";
 
 /** Pairs each local peer with the remote cluster's ForeignCluster for the local cluster. */
@@ -30,6 +32,18 @@ export function pairPeers(
     pairs.set(p.clusterId, { local: p, remote: p === localForRemote ? remoteForLocal : null });
   }
   if (!localForRemote || !remoteForLocal) {
+    // "Not peered" only when every locator it rests on was read: an unknown cluster ID or an
+    // unreadable ForeignCluster list on the side that lacks the peer leaves the pairing unknown.
+    const unsure = !localForRemote
+      ? locatorProblem(remote, "configmaps", remote.clusterId) ?? locatorProblem(local, "foreignclusters")
+      : locatorProblem(local, "configmaps", local.clusterId) ?? locatorProblem(remote, "foreignclusters");
+    if (unsure) {
+      return {
+        pairs,
+        remotePeers: remoteAll,
+        problem: `cannot tell whether the two clusters are peered with each other: ${unsure}`,
+      };
+    }
     const why = !localForRemote
       ? `${local.name} has no ForeignCluster for ${remote.clusterId ?? remote.name}`
       : `${remote.name} has no ForeignCluster for ${local.clusterId ?? local.name}`;
@@ -40,4 +54,14 @@ export function pairPeers(
     };
   }
   return { pairs, remotePeers: remoteAll };
+}
+
+/**
+ * Why a locator of `view` is unknown: its kind (the cluster-ID ConfigMap's configmaps, the
+ * foreignclusters) could not be read — for the cluster ID only when the ID itself was not found.
+ */
+function locatorProblem(view: ClusterView, kind: KindId, found: string | null = null): string | null {
+  if (found !== null) return null;
+  const s = view.inv.state(kind).state;
+  return s === "forbidden" || s === "error" ? readProblem(view, kind) : null;
 }

@@ -9,6 +9,7 @@ import { type Malformed, Objects } from "../liqo/views/mod.ts";
 import { type ForeignCluster, salvageForeignCluster } from "../liqo/views/peering.ts";
 import { clusterIdOf, liqoNamespaceOf, REMOTE_ID_LABEL, tenantNamespaceOf } from "../liqo/lookups.ts";
 import type { CheckDef, ClusterView, PeerView } from "../checks/types.ts";
+import { readProblem } from "../checks/engine.ts";
 import { PEERING_DUMP_READS, PEERING_DUMP_READS_IN } from "../report/peering.ts";
 import { CHEAT_SHEET_READS, CHEAT_SHEET_READS_IN } from "../report/cheatsheet.ts";
 import { type ReadScope, type Resolved, resolveScope, SCOPE_INPUTS } from "../liqo/scopes.ts";
@@ -181,12 +182,20 @@ export function loadView(source: ClusterSource, plan: ReadPlan): Promise<Cluster
  * unknown naming the bad field — rather than silently disappearing.
  */
 export function peersOf(view: ClusterView, only?: readonly string[]): PeerView[] {
-  const fcs = view.inv.tryItems("foreignclusters") ?? peersFromLabels(view);
+  const listed = view.inv.tryItems("foreignclusters");
+  const fcs = listed ?? peersFromLabels(view);
+  // Found by labels only: the locator itself could not be read (see PeerView.unlocated).
+  const unlocated = listed === null
+    ? `${
+      readProblem(view, "foreignclusters") ?? "foreignclusters unreadable"
+    } (peer found only by the labels of its objects or tenant namespace)`
+    : undefined;
   const peer = (fc: ForeignCluster, malformed?: Malformed): PeerView => ({
     clusterId: String(fc.spec?.clusterID ?? fc.metadata.name),
     foreignCluster: fc,
     tenantNamespace: tenantNamespaceOf(view.inv, fc),
     ...(malformed ? { malformed } : {}),
+    ...(unlocated ? { unlocated } : {}),
   });
   const all = fcs.map((fc) => peer(fc));
   for (const { raw, malformed } of view.inv.leftOut("foreignclusters")) {
@@ -208,9 +217,9 @@ const PEER_LABELLED: readonly KindId[] = [
 /**
  * When the ForeignClusters cannot be listed, the peers are still known from the per-peer objects
  * Liqo labels with the remote cluster ID (and the tenant namespaces): each becomes a stand-in
- * ForeignCluster carrying only the ID, so the checks that do not read ForeignClusters still judge
- * that peering (the engine makes the ones that do `unknown`, naming the refusal) instead of every
- * per-peer result silently disappearing.
+ * ForeignCluster carrying only the ID, flagged `unlocated`, so its checks are listed as `unknown`
+ * naming the refusal — neither judged (a stale tenant namespace is no broken peering) nor silently
+ * gone.
  */
 function peersFromLabels(view: ClusterView): ForeignCluster[] {
   const ids = new Set<string>();

@@ -248,7 +248,8 @@ const EVENT_MESSAGE_MAX = 400;
  * Warning events of one object (involvedObject kind/namespace/name), newest first, as evidence lines:
  * `Warning SyncLoadBalancerFailed (x12, last 2m0s ago): Error syncing load balancer: …`. Handles both
  * core events (count, lastTimestamp) and events.k8s.io ones seen through core v1 (series, eventTime).
- * Returns [] when the events kind could not be read, so events stay optional evidence.
+ * Events are optional evidence: when they could not be read, the one line says so (asked through
+ * `readable`, so the check still judges on its other inputs).
  */
 export function warningEventsFor(
   inv: Objects,
@@ -258,8 +259,9 @@ export function warningEventsFor(
   now: Date,
   limit = 3,
 ): string[] {
-  const events = inv.tryItems("events");
-  if (!events) return [];
+  const read = inv.readable("events");
+  if (!read.ok) return inv.state("events").state === "not-listed" ? [] : [`events not read (${read.reason})`];
+  const events = read.items;
   const ns = namespace ?? "";
   const mine = events.filter((e) => {
     const io = e?.involvedObject;

@@ -49,9 +49,11 @@ Deno.test("warningEventsFor: newest first, count and age, core and events.k8s.io
   assert.deepEqual(warningEventsFor(inv, "Service", "t1", "nothing", NOW), []);
 });
 
-Deno.test("warningEventsFor: unreadable events give no lines; long messages are cut", () => {
+Deno.test("warningEventsFor: unreadable events give one line saying so; long messages are cut", () => {
   const forbidden = objects({}, { events: { reason: "forbidden", message: "no" } });
-  assert.deepEqual(warningEventsFor(forbidden, "Pod", "t1", "p", NOW), []);
+  assert.deepEqual(warningEventsFor(forbidden, "Pod", "t1", "p", NOW), [
+    "events not read (forbidden: events — no)",
+  ]);
   const long = objects({
     events: [
       ev("l", { reason: "R", message: "x".repeat(1000), involvedObject: { kind: "Node", name: "n1" } }),

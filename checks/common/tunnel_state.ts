@@ -51,7 +51,8 @@ export async function tunnelUpProof(
 }
 
 function connectionProof(ctx: CheckContext, gw: GatewayRef, peerId: string): string | null {
-  if (ctx.cluster.inv.tryItems("connections") === null) return null;
+  // No Connection to read is no proof (never a pass on its own): asked, so the check still judges.
+  if (!ctx.cluster.inv.readable("connections").ok) return null;
   const conn = connectionOf(ctx.cluster.inv, gw, peerId);
   if (conn?.status?.value !== "Connected") return null;
   // With the pinger off the status is always Connected: no proof.

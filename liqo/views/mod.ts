@@ -190,6 +190,20 @@ function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   return `${path}: ${issue.message}`;
 }
 
+/** A kind as {@link Objects.readable} answers: its well-formed objects, or why it could not be read. */
+export type KindRead<K extends KindId> =
+  | { readonly ok: true; readonly items: readonly ViewOf<K>[] }
+  | { readonly ok: false; readonly reason: string };
+
+/** Why a kind in state `s` could not be read ("forbidden: identities — …"), for evidence and summaries. */
+export function unreadableReason(kind: KindId, s: KindState): string {
+  if (s.state === "forbidden") return `forbidden: ${kind} — ${s.message}`;
+  if (s.state === "error") return `cannot read ${kind} — ${s.message}`;
+  if (s.state === "missing") return `${kind} not installed — ${s.message}`;
+  if (s.state === "not-listed") return `${kind} not read (not declared in reads or optionalReads)`;
+  return `${kind} readable`;
+}
+
 /** The typed face of an {@link Inventory}: the same queries, returning parsed views. */
 export class Objects {
   readonly #parsed = new Map<KindId, Parsed>();
@@ -226,10 +240,23 @@ export class Objects {
     return this.#parse(kind, this.raw.items(kind)).items as readonly ViewOf<K>[];
   }
 
-  /** Well-formed objects of a kind, or null when it could not be read. */
+  /**
+   * Well-formed objects of a kind, or null when it could not be read. A check that turns this null
+   * into "nothing there" (`?? []`) is `unknown` for it (checks/engine.ts); one that can judge
+   * without the kind asks {@link readable} and says why it could not read it.
+   */
   tryItems<K extends KindId>(kind: K): readonly ViewOf<K>[] | null {
     const list = this.raw.tryItems(kind);
     return list ? this.#parse(kind, list).items as readonly ViewOf<K>[] : null;
+  }
+
+  /**
+   * The explicit question "could this kind be read?": its well-formed objects, or why not. Asking
+   * it takes responsibility for the unreadable case (the engine does not turn the check `unknown`).
+   */
+  readable<K extends KindId>(kind: K): KindRead<K> {
+    const items = this.tryItems(kind);
+    return items ? { ok: true, items } : { ok: false, reason: unreadableReason(kind, this.raw.state(kind)) };
   }
 
   /** Objects of a kind in one namespace (indexed once per kind). */

@@ -1,7 +1,8 @@
 /**
  * The per-scenario e2e matrices a shard file registers its share of (see shards.ts): the passive
  * scenario matrix (scenario_matrix.ts), the snapshot round trips (snapshot_matrix.ts) and the
- * active scenarios (active_matrix.ts); shard 0 adds the guard that no scenario falls out.
+ * active scenarios (active_matrix.ts), and the truth matrix (truth_matrix.ts: no finding hidden by an
+ * unreadable input); shard 0 adds the guard that no scenario falls out.
  */
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
@@ -9,6 +10,7 @@ import { activeScenarios, registerActiveShare } from "./active_matrix.ts";
 import { registerScenarioTests } from "./scenario_matrix.ts";
 import { registerSnapshotTests } from "./snapshot_matrix.ts";
 import { shardFilesOnDisk, shardOfModule, SHARDS, shareOf } from "./shards.ts";
+import { registerTruthTests } from "./truth_matrix.ts";
 
 /** Registers the share of every matrix that belongs to the shard file `moduleUrl`. */
 export async function registerShare(moduleUrl: string): Promise<void> {
@@ -17,6 +19,7 @@ export async function registerShare(moduleUrl: string): Promise<void> {
   const passive = await listScenarios();
   await registerScenarioTests(shareOf(passive, k));
   registerSnapshotTests(shareOf(passive, k));
+  registerTruthTests(shareOf(passive, k));
   await registerActiveShare(shareOf(await activeScenarios(), k));
 }
 
