@@ -10,7 +10,7 @@ import { endpointOf } from "../liqo/endpoints.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ReadScope } from "../liqo/scopes.ts";
 import type { CheatSheetEntry } from "./model.ts";
-import { PROBE_IMAGES } from "../active/fleet/images.ts";
+import { PROBE_IMAGES } from "../active/mod.ts";
 import {
   API_SERVER_PROXY_IP_TYPE,
   IP_TYPE_LABEL,
