@@ -72,9 +72,15 @@ Deno.test("summarize counts statuses and the total", () => {
 Deno.test("canonical puts keys in schema order", () => {
   const r = sampleReport();
   const shuffled = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
-  // `active` is optional: a passive report has every other key, in order.
-  assert.deepEqual(Object.keys(canonical(shuffled)), REPORT_KEYS.filter((k) => k !== "active"));
-  assert.deepEqual(Object.keys(canonical({ ...shuffled, active: null })), [...REPORT_KEYS]);
+  // `stopped` and `active` are optional: a passive report that ran to its end has every other key, in order.
+  const optional = ["active", "stopped"];
+  assert.deepEqual(Object.keys(canonical(shuffled)), REPORT_KEYS.filter((k) => !optional.includes(k)));
+  assert.deepEqual(
+    Object.keys(canonical({ ...shuffled, active: null })),
+    REPORT_KEYS.filter((k) => k !== "stopped"),
+  );
+  const stopped = { by: "SIGINT" as const, message: "interrupted" };
+  assert.deepEqual(Object.keys(canonical({ ...shuffled, active: null, stopped })), [...REPORT_KEYS]);
 });
 
 Deno.test("varyingScopes and formatDuration", () => {
