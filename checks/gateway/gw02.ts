@@ -262,21 +262,10 @@ async function nodePortExposure(
       evidence,
     };
   }
-  const proof = await peerReachProof(ctx, gw, ctx.peer?.clusterId ?? "");
-  if (proof) {
-    evidence.push(`the peer reaches it: ${proof}`);
-    return {
-      status: "pass",
-      summary: `NodePort ${np ?? "?"} on private node addresses, which the peer provably reaches (tunnel up)`,
-      evidence,
-    };
-  }
-  return {
-    status: "warn",
-    summary: `NodePort ${np ?? "?"}: all node addresses are private — the peer must reach one of them: ` +
-      `it works only if the peer is on the same private network`,
-    evidence,
-    remediation: fix(
+  return await unroutable(ctx, gw, evidence, {
+    what: `NodePort ${np ?? "?"}: all node addresses are private`,
+    why: "the peer must reach one of them: it works only if the peer is on the same private network",
+    fixes: fix(
       `if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${
         np ?? "<nodePort>"
       } on your NAT`,
@@ -292,7 +281,7 @@ async function nodePortExposure(
         "<public port>",
       ),
     ),
-  };
+  });
 }
 
 /** An address the peer can route to from elsewhere: ExternalDNS, or a public IP of any type. */

@@ -23,7 +23,7 @@ function connection(objs: Loose[], value: string) {
 
 Deno.test("GW-02: NodePort with private nodes warns, public passes, ClusterIP warns, missing fails", async () => {
   const objs = await milan();
-  connection(objs, "Connecting");
+  connection(objs, ""); // no status: nothing says the tunnel is up or down
   const svc = find(objs, "Service", "gw-rome-4b2a9e", MILAN_NS);
   svc.spec.type = "NodePort";
   svc.status = { loadBalancer: {} };
@@ -37,8 +37,12 @@ Deno.test("GW-02: NodePort with private nodes warns, public passes, ClusterIP wa
     addresses: ["10.10.20.13"],
     port: 31840,
   };
-  connection(r, "Connecting");
+  connection(r, "");
   assert.equal((await run("GW-02", objs, { remote: r })).status, "warn");
+  // the tunnel is down: the private addresses are the likely cause
+  connection(objs, "Connecting");
+  assert.equal((await run("GW-02", objs)).status, "fail");
+  connection(objs, "");
   find(objs, "Node", "milan-worker-2").status.addresses.push({ type: "ExternalIP", address: "198.51.100.9" });
   o = await run("GW-02", objs);
   assert.equal(o.status, "pass");
