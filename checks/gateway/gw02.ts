@@ -319,7 +319,7 @@ async function unroutable(
     evidence.push(`the peer reaches it: ${proof}`);
     return {
       status: "pass",
-      summary: `${f.what}: private, but the peer provably reaches it (tunnel up)`,
+      summary: `${f.what}, but the peer provably reaches it (tunnel up)`,
       evidence,
     };
   }
