@@ -74,7 +74,8 @@ Deno.test("ENV-06 Cilium kube-proxy replacement: warns on a NodePort with offloa
   );
   // the same NodePort with only local endpoints stays quiet
   const slice = find(objs, "EndpointSlice", "web-8k2lq", "demo");
-  slice.endpoints = slice.endpoints.filter((e: { nodeName: string }) => e.nodeName !== "milan-8d1f03");
+  const endpoints = slice.endpoints as { nodeName: string }[];
+  slice.endpoints = endpoints.filter((e) => e.nodeName !== "milan-8d1f03");
   assert.equal((await run("ENV-06", objs)).status, "pass");
 });
 

@@ -84,7 +84,10 @@ Deno.test("explain lists the known Liqo bugs a check carries, with range, fix an
   assert.match(gw02.stdout, /liqo-0581b38e2: .* Liqo v1\.0\.0 to before v1\.1\.2, fixed in v1\.1\.2/);
   assert.match(gw02.stdout, /source: https:\/\/github\.com\/liqotech\/liqo\/commit\/0581b38e2/);
   assert.match(gw02.stdout, /workaround: .*aws-load-balancer-type/);
-  assert.match(gw04.stdout, /liqo-a6076eca2: GatewayServer endpoint lists a LoadBalancer hostname before its IP/);
+  assert.match(
+    gw04.stdout,
+    /liqo-a6076eca2: GatewayServer endpoint lists a LoadBalancer hostname before its IP/,
+  );
   assert.doesNotMatch(env01.stdout, /Known Liqo bugs/);
 });
 
