@@ -12,8 +12,9 @@ import { FABRIC_CHECKS } from "./fabric/mod.ts";
 import { IPAM_CHECKS } from "./ipam/mod.ts";
 import { CNI_CHECKS } from "./cni/mod.ts";
 import { REFLECTION_CHECKS } from "./reflection/mod.ts";
+import { withKnownBugs } from "./known_bugs.ts";
 
-/** Every passive check, in layer order. */
+/** Every passive check, in layer order, each carrying its known Liqo bugs (known_bugs.ts). */
 export const PASSIVE_CHECKS: readonly CheckDef[] = [
   ...ENV_CHECKS,
   ...CONTROLPLANE_CHECKS,
@@ -23,7 +24,7 @@ export const PASSIVE_CHECKS: readonly CheckDef[] = [
   ...IPAM_CHECKS,
   ...CNI_CHECKS,
   ...REFLECTION_CHECKS,
-];
+].map(withKnownBugs);
 
 /** A check of `catalog` by ID (case-insensitive), if it exists. */
 export function findCheckIn(catalog: readonly CheckDef[], id: string): CheckDef | undefined {

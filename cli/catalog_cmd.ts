@@ -4,6 +4,7 @@ import { type CheckDef, LAYER_TITLES } from "../checks/types.ts";
 import { CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
 import { wrapWords } from "../render/wrap.ts";
 import { stdoutIsTty, terminalColumns } from "./output.ts";
+import { knownBugsOf } from "../checks/known_bugs.ts";
 
 /** One catalog entry as `checks -o json` prints it. */
 export interface CatalogEntry {
@@ -128,6 +129,7 @@ export function explanation(id: string): string | null {
   if (!c) return null;
   if (c.active) return probeExplanation(c, c.active);
   const blocks = dependentsOf(c.id);
+  const bugs = knownBugsOf(c.id);
   const lines = [
     `${c.id} — ${c.title}`,
     `layer: ${LAYER_TITLES[c.layer]} · ${c.perPeer ? "runs once per peer" : "runs once per cluster"} · ${
@@ -160,6 +162,19 @@ export function explanation(id: string): string | null {
         `  inputs:     ${
           c.inputs.join(", ")
         } (when it runs too, e.g. with --active; it never blocks this check)`,
+      ]
+      : []),
+    ...(bugs.length
+      ? [
+        "",
+        "Known Liqo bugs",
+        "  (a warning or failure that matches one says so, names the fixed release and puts the upgrade first)",
+        ...bugs.flatMap((b) => [
+          `  ${b.id}: ${b.title} — Liqo ${b.from} to before ${b.fixedIn}, fixed in ${b.fixedIn}`,
+          indent(indent(`signature: ${b.signature}`)),
+          ...(b.workaround ? [indent(indent(`workaround: ${b.workaround}`))] : []),
+          `    source: ${b.source}`,
+        ]),
       ]
       : []),
   ];

@@ -7,6 +7,21 @@ import type { ClusterView, PeerView } from "../checks/types.ts";
 import { readProblem } from "../checks/engine.ts";
 import type { KindId } from "../kube/kinds.ts";
 import { peersOf } from "./views.ts";
+import { isVirtualNode } from "../liqo/lookups.ts";
+
+/**
+ * Two views with one cluster ID that are nonetheless two clusters: their (non-virtual) node names are
+ * disjoint. Liqo derives nothing from the ID's uniqueness and liqoctl defaults it to the cloud
+ * cluster name (`pkg/liqoctl/install/eks/provider.go`), so same-named clusters collide. Null when they
+ * share a node or the nodes are unreadable (then they are taken for one cluster, as before).
+ */
+export function distinctClusters(a: ClusterView, b: ClusterView): string | null {
+  const names = (v: ClusterView) =>
+    (v.inv.tryItems("nodes") ?? []).filter((n) => !isVirtualNode(n)).map((n) => n.metadata.name);
+  const na = names(a), nb = names(b);
+  if (na.length === 0 || nb.length === 0 || na.some((n) => nb.includes(n))) return null;
+  return `no node in common: ${na.slice(0, 2).join(", ")}… vs ${nb.slice(0, 2).join(", ")}…`;
+}
 
 /** Pairs each local peer with the remote cluster's ForeignCluster for the local cluster. */
 export function pairPeers(
@@ -16,10 +31,14 @@ export function pairPeers(
 ): { pairs: Map<string, PeerPair>; remotePeers: PeerView[]; problem?: string } {
   const pairs = new Map<string, PeerPair>();
   if (local.clusterId && local.clusterId === remote.clusterId) {
+    const two = distinctClusters(local, remote);
     return {
       pairs,
       remotePeers: [],
-      problem: `--kubeconfig and --remote-kubeconfig point at the same cluster (${local.clusterId})`,
+      problem: two
+        ? `--kubeconfig and --remote-kubeconfig reach two different clusters (${two}) that share the cluster ID ` +
+          `${local.clusterId}: a cluster ID collision (see FC-01); the dual checks cannot tell them apart`
+        : `--kubeconfig and --remote-kubeconfig point at the same cluster (${local.clusterId})`,
     };
   }
   const remoteAll = peersOf(remote);

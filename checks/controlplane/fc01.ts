@@ -62,7 +62,43 @@ function authRemediation(ctx: CheckContext, type: string | undefined): Remediati
   );
 }
 
+/**
+ * A peer whose cluster ID is the local one: Liqo keys everything per peer by cluster ID (tenant
+ * namespace `liqo-tenant-<id>`, the remote-cluster-id label), and nothing refuses the collision
+ * (`pkg/liqo-controller-manager/core/foreigncluster-controller/foreigncluster_controller.go` leaves it
+ * a TODO). liqoctl defaults the ID to the cloud cluster's name (`pkg/liqoctl/install/eks/provider.go`,
+ * `aks/provider.go`, `gke/provider.go`), so two regions' clusters of the same name collide.
+ */
+function sameIdentity(ctx: CheckContext): Outcome | null {
+  const local = ctx.cluster.clusterId;
+  const id = ctx.peer?.clusterId;
+  if (!local || !id || local !== id) return null;
+  const lns = liqoNs(ctx);
+  return {
+    status: "fail",
+    summary: `peer cluster ID ${id} equals the local cluster ID: two clusters share one identity, and ` +
+      "Liqo cannot tell their per-peer objects apart",
+    evidence: [
+      `ForeignCluster ${ctx.peer?.foreignCluster.metadata.name}: spec.clusterID ${id}`,
+      `${lns}/liqo-clusterid-configmap: CLUSTER_ID ${local}`,
+      "liqoctl install defaults the cluster ID to the cloud cluster name (EKS/AKS/GKE): clusters of the " +
+      "same name in two regions collide",
+    ],
+    remediation: fix(
+      "unpeer, reinstall one of the two clusters with a unique ID, then peer again:",
+      liqoctl("consumer", "unpeer", remoteKubeconfig("provider")),
+      step(
+        liqoctl("local", "install", "--cluster-id", "<unique id>"),
+        "on one of the two clusters (e.g. name plus region)",
+      ),
+      liqoctl("consumer", "peer", remoteKubeconfig("provider")),
+    ),
+  };
+}
+
 function run(ctx: CheckContext): Outcome {
+  const collision = sameIdentity(ctx);
+  if (collision) return collision;
   const fc = ctx.peer?.foreignCluster;
   const now = ctx.cluster.now;
   const modules = fc?.status?.modules;
@@ -137,12 +173,15 @@ export const FC_01: CheckDef = {
   explain: {
     reads: "ForeignCluster status.modules.{authentication,networking,offloading}: enabled, each condition " +
       "with status, reason and lastTransitionTime, compared with the ForeignCluster's age.",
-    decides: "fail when an authentication condition is not Ready/Established (this layer's business); warn " +
+    decides: "fail first when the peer's cluster ID equals the local one (liqo-clusterid-configmap): " +
+      "liqoctl defaults the ID to the cloud cluster name, so same-named clusters in two regions collide; " +
+      "fail when an authentication condition is not Ready/Established (this layer's business); warn " +
       "when a networking or offloading condition is unhealthy, naming the check that judges the underlying " +
       "objects (e.g. NetworkConnectionStatus → TUN-01); unknown without module status; pass otherwise.",
     fixes:
       "For authentication: inspect the Identity (consumer) or Tenant (provider) and re-run liqoctl peer. " +
-      "For the others: follow the named check.",
+      "For the others: follow the named check. A cluster ID collision: unpeer, reinstall one cluster with " +
+      "liqoctl install --cluster-id <unique id>, peer again.",
   },
   hops: [],
   run,

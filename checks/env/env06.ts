@@ -1,10 +1,13 @@
 /**
- * ENV-06: whether a documented Liqo limit of the detected platform (OpenShift, AKS, EKS, GKE, K3s)
- * applies to the current configuration (Liqo's `docs/installation/compatibility.md`).
+ * ENV-06: whether a documented Liqo limit of the detected platform and CNI (OpenShift, AKS and its
+ * network plugins, EKS, GKE Dataplane V2, Cilium with kube-proxy replacement, K3s) applies to what the
+ * cluster actually uses (Liqo's `docs/installation/compatibility.md`): e.g. a NodePort or LoadBalancer
+ * Service whose endpoints include offloaded pods under a CNI that cannot reach them.
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Objects } from "../../liqo/views/mod.ts";
 import type { IP } from "../../liqo/views/ipam.ts";
+import type { Service } from "../../liqo/views/core.ts";
 import { controllerManager, isVirtualNode, networkingEnabled, REMOTE_ID_LABEL } from "../../liqo/lookups.ts";
 import { liqoNs } from "./shared.ts";
 import {
@@ -14,7 +17,7 @@ import {
   PREINSTALLED_ANNOTATION,
   SHADOW_POD_LABEL,
 } from "../../liqo/names.ts";
-import { fix, helm, liqoctl, remoteKubeconfig, step } from "../remediation.ts";
+import { fix, helm, liqoctl, type RemediationStep, remoteKubeconfig, step } from "../remediation.ts";
 
 type Platform = "openshift" | "aks" | "eks" | "gke" | "k3s" | null;
 
@@ -78,7 +81,164 @@ function userIps(inv: Objects): IP[] {
   });
 }
 
+const COMPAT_DOC = "https://docs.liqo.io/en/stable/installation/compatibility.html";
+
+/** The exposure features a platform/CNI row of the compatibility matrix marks as limited, and why. */
+interface ExposureLimits {
+  nodePort: string | null;
+  loadBalancer: string | null;
+}
+
+/**
+ * Rows of the matrix with `NodePortExposition`/`LoadBalancerExposition` (docs/installation/compatibility.md):
+ * Kubeadm with Cilium kube-proxy replacement and GKE Dataplane V2 (both), AKS with Azure CNI (legacy,
+ * NodePort only).
+ */
+function exposureLimits(inv: Objects, platform: Platform): ExposureLimits {
+  const out: ExposureLimits = { nodePort: null, loadBalancer: null };
+  const dss = inv.tryItems("daemonsets") ?? [];
+  if (
+    platform === "gke" &&
+    dss.some((d) => d.metadata.namespace === "kube-system" && d.metadata.name === "anetd")
+  ) {
+    out.nodePort = out.loadBalancer = "GKE Dataplane V2 (kube-system/anetd)";
+    return out;
+  }
+  const cilium = (inv.tryItems("configmaps") ?? []).find((c) => c.metadata.name === "cilium-config");
+  const kpr = String(cilium?.data?.["kube-proxy-replacement"] ?? "");
+  if (kpr === "true" || kpr === "strict") {
+    out.nodePort =
+      out.loadBalancer =
+        `Cilium with kube-proxy replacement (cilium-config: kube-proxy-replacement=${kpr})`;
+    return out;
+  }
+  if (platform === "aks") {
+    // AKS node labels: kubernetes.azure.com/network-plugin=azure without podnetwork-type=overlay is the
+    // legacy Azure CNI (pods on the VNet), whose row limits NodePort exposure.
+    if (aksLegacyCni(inv)) out.nodePort = "AKS with Azure CNI (legacy)";
+  }
+  return out;
+}
+
+/**
+ * AKS with the legacy Azure CNI (pods on the VNet): node label kubernetes.azure.com/network-plugin=azure
+ * without kubernetes.azure.com/podnetwork-type=overlay.
+ */
+function aksLegacyCni(inv: Objects): boolean {
+  return inv.items("nodes").some((n) => {
+    const l = n.metadata.labels ?? {};
+    return !isVirtualNode(n) && l["kubernetes.azure.com/network-plugin"] === "azure" &&
+      l["kubernetes.azure.com/podnetwork-type"] !== "overlay";
+  });
+}
+
+/** A Service exposed through a limited feature whose endpoints include offloaded pods. */
+interface ExposedOffloaded {
+  svc: Service;
+  feature: "NodePortExposition" | "LoadBalancerExposition";
+  endpoints: string[];
+}
+
+/**
+ * NodePort/LoadBalancer Services (as limited) with endpoints on virtual nodes (offloaded pods); null
+ * when the EndpointSlices are unreadable.
+ */
+function exposedOffloaded(inv: Objects, limits: ExposureLimits): ExposedOffloaded[] | null {
+  if (!limits.nodePort && !limits.loadBalancer) return [];
+  const slices = inv.tryItems("endpointslices");
+  if (slices === null) return null;
+  const virtual = new Set(inv.items("nodes").filter(isVirtualNode).map((n) => n.metadata.name));
+  const out: ExposedOffloaded[] = [];
+  for (const svc of inv.tryItems("services") ?? []) {
+    const type = svc.spec?.type;
+    const feature = type === "LoadBalancer" && limits.loadBalancer
+      ? "LoadBalancerExposition"
+      : type === "NodePort" && limits.nodePort
+      ? "NodePortExposition"
+      : null;
+    if (!feature) continue;
+    const endpoints: string[] = [];
+    for (const sl of slices) {
+      if (sl.metadata.namespace !== svc.metadata.namespace) continue;
+      if (sl.metadata.labels?.["kubernetes.io/service-name"] !== svc.metadata.name) continue;
+      for (const e of sl.endpoints ?? []) {
+        if (!e?.nodeName || !virtual.has(e.nodeName)) continue;
+        endpoints.push(
+          `${(e.addresses ?? []).join(",")} (pod ${e.targetRef?.name ?? "?"} on virtual node ${e.nodeName})`,
+        );
+      }
+    }
+    if (endpoints.length) out.push({ svc, feature, endpoints });
+  }
+  return out;
+}
+
 function run(ctx: CheckContext): Outcome {
+  const base = platformRun(ctx);
+  const inv = ctx.cluster.inv;
+  const { platform } = detectPlatform(inv);
+  const limits = exposureLimits(inv, platform);
+  const hits = exposedOffloaded(inv, limits);
+  if (hits === null) {
+    return {
+      ...base,
+      evidence: [
+        ...(base.evidence ?? []),
+        `${
+          limits.nodePort ?? limits.loadBalancer
+        } limits NodePort/LoadBalancer exposure of offloaded pods; ` +
+        "EndpointSlices not readable, so which Services it affects was not checked",
+      ],
+    };
+  }
+  if (hits.length === 0) {
+    if (!limits.nodePort && !limits.loadBalancer) return base;
+    return {
+      ...base,
+      evidence: [
+        ...(base.evidence ?? []),
+        `${
+          limits.nodePort ?? limits.loadBalancer
+        }: no NodePort/LoadBalancer Service has offloaded endpoints, ` +
+        "so its documented exposure limit does not apply",
+      ],
+    };
+  }
+  const features = [...new Set(hits.map((h) => h.feature))];
+  const why = limits.loadBalancer && features.includes("LoadBalancerExposition")
+    ? limits.loadBalancer
+    : limits.nodePort;
+  const evidence = [
+    ...hits.flatMap((h) => [
+      `Service ${h.svc.metadata.namespace}/${h.svc.metadata.name} (${h.svc.spec?.type}, ${h.feature}) has offloaded endpoints:`,
+      ...h.endpoints.map((e) => `  ${e}`),
+    ]),
+    `${why}: ${features.join(", ")} limited (docs/installation/compatibility.md)`,
+  ];
+  const remediation: RemediationStep[] = fix(
+    `Known limit (${features.join(", ")}): traffic entering through the node port or load balancer may ` +
+      "not reach the offloaded pods. Expose them through an Ingress controller's LoadBalancer instead (the " +
+      "documented exception: the Ingress controller terminates the request and reaches local and remote " +
+      "pods alike), expose the Service from the provider cluster, or keep its pods local " +
+      `(NamespaceOffloading podOffloadingStrategy Local). See ${COMPAT_DOC}`,
+  );
+  if (base.status === "warn") {
+    evidence.push(`also: ${base.summary}`, ...(base.evidence ?? []));
+    remediation.push(...(base.remediation ?? []));
+  } else evidence.push(...(base.evidence ?? []));
+  return {
+    status: "warn",
+    summary: `${why}: ${
+      hits.map((h) => `${h.svc.spec?.type} Service ${h.svc.metadata.namespace}/${h.svc.metadata.name}`).join(
+        ", ",
+      )
+    } ${hits.length > 1 ? "have" : "has"} offloaded endpoints the CNI may not reach (${features.join(", ")})`,
+    evidence,
+    remediation,
+  };
+}
+
+function platformRun(ctx: CheckContext): Outcome {
   const inv = ctx.cluster.inv;
   const { platform, evidence } = detectPlatform(inv);
   const ns = liqoNs(ctx.cluster) ?? "liqo";
@@ -128,46 +288,24 @@ function run(ctx: CheckContext): Outcome {
         evidence: [evidence],
       };
     case "gke": {
+      // NodePort/LoadBalancer exposure under Dataplane V2 is judged on the Services' endpoints (run).
       const dpv2 = (inv.tryItems("daemonsets") ?? []).some((d) =>
         d.metadata.namespace === "kube-system" && d.metadata.name === "anetd"
       );
-      const exposed = offloaded.length === 0
-        ? []
-        : (inv.tryItems("services") ?? []).filter((s) =>
-          offloaded.includes(s.metadata.namespace ?? "") &&
-          ["NodePort", "LoadBalancer"].includes(s.spec?.type ?? "")
-        );
-      if (!dpv2 || exposed.length === 0) {
-        return {
-          status: "pass",
-          summary: `GKE${dpv2 ? " Dataplane V2" : ""}: no documented limit applies to this configuration`,
-          evidence: [
-            evidence,
-            dpv2 ? "kube-system/anetd present (Dataplane V2)" : "no anetd DaemonSet (Dataplane V1)",
-          ],
-        };
-      }
       return {
-        status: "warn",
-        summary: "GKE Dataplane V2: NodePort/LoadBalancer Services may not reach offloaded pods",
+        status: "pass",
+        summary: `GKE${dpv2 ? " Dataplane V2" : ""}: no documented limit applies to this configuration`,
         evidence: [
           evidence,
-          "kube-system/anetd present (Dataplane V2)",
-          ...exposed.map((s) =>
-            `Service ${s.metadata.namespace}/${s.metadata.name}: ${s.spec?.type} in an offloaded namespace`
-          ),
+          dpv2 ? "kube-system/anetd present (Dataplane V2)" : "no anetd DaemonSet (Dataplane V1)",
         ],
-        remediation: fix(
-          "Known limit (NodePortExposition/LoadBalancerExposition): expose those Services from a cluster " +
-            "without Dataplane V2, or keep their backing pods local (NamespaceOffloading podOffloadingStrategy Local). " +
-            "See https://docs.liqo.io/en/stable/installation/compatibility.html",
-        ),
       };
     }
     case "aks":
     case "eks": {
       const name = platform.toUpperCase();
-      const ips = userIps(inv);
+      // The legacy Azure CNI row lists NodePortExposition instead of ExternalIPRemapping.
+      const ips = platform === "aks" && aksLegacyCni(inv) ? [] : userIps(inv);
       const lines = [evidence];
       if (offloaded.length) {
         lines.push(`offloaded namespaces: ${offloaded.join(", ")} (CrossClusterAPIServerInteraction)`);
@@ -217,15 +355,30 @@ export const ENV_06: CheckDef = {
   scope: "single",
   perPeer: false,
   reads: ["nodes"],
-  optionalReads: ["namespaces", "deployments", "daemonsets", "services", "namespaceoffloadings", "ips"],
+  optionalReads: [
+    "namespaces",
+    "deployments",
+    "daemonsets",
+    "services",
+    "namespaceoffloadings",
+    "ips",
+    "endpointslices",
+    "configmaps",
+  ],
+  readsIn: { endpointslices: ["offloaded"], configmaps: ["cni"] },
   explain: {
     reads: "Node labels, providerID, osImage and kubelet version (OpenShift, AKS, EKS, GKE, K3s), " +
       "openshift-* namespaces, the controller-manager's --networking-enabled, GKE's anetd DaemonSet " +
-      "(Dataplane V2), offloaded namespaces and their NodePort/LoadBalancer Services, user-created IPs.",
+      "(Dataplane V2), ConfigMap cilium-config (kube-proxy-replacement), AKS network-plugin labels, " +
+      "offloaded namespaces, their NodePort/LoadBalancer Services and EndpointSlices (endpoints on " +
+      "virtual nodes are offloaded pods), user-created IPs.",
     decides:
       "warn only when a documented limit (docs/installation/compatibility.md) applies to the current " +
-      "configuration: OpenShift with networking on; GKE Dataplane V2 with NodePort/LB Services in offloaded " +
-      "namespaces; AKS/EKS with offloaded namespaces (CrossClusterAPIServerInteraction) or user IPs " +
+      "configuration, i.e. the cluster uses the limited feature: OpenShift with networking on; a NodePort " +
+      "(NodePortExposition) or LoadBalancer (LoadBalancerExposition) Service whose EndpointSlices include " +
+      "offloaded pods, under GKE Dataplane V2 or Cilium kube-proxy replacement (both) or AKS Azure CNI " +
+      "legacy (NodePort) — with the documented alternative (an Ingress controller's LoadBalancer, exposing " +
+      "from the provider, or local pods); the same Services with only local endpoints stay quiet; AKS/EKS with offloaded namespaces (CrossClusterAPIServerInteraction) or user IPs " +
       "(ExternalIPRemapping). K3s's RemoteExec limit is informational (pass). Other platforms pass.",
     fixes: "Use the documented alternative printed with the warning (e.g. disable the networking module on " +
       "OpenShift).",

@@ -14,9 +14,10 @@ import {
   isVirtualNode,
 } from "../../liqo/lookups.ts";
 import { contains, isPrivate, parseCidr, parseIPv4 } from "../../probes/cidr.ts";
-import { endpointOf } from "../../liqo/endpoints.ts";
+import { endpointOf, preferredNodeAddress } from "../../liqo/endpoints.ts";
 import { eventLines, gatewayService, serverOnly, servicePort } from "./shared.ts";
-import { fix, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell, step } from "../remediation.ts";
+import { fix, kubectl, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell, step } from "../remediation.ts";
+import { peerReachProof, tunnelDownFact } from "../common/reach.ts";
 
 interface NodeAddr {
   node: string;
@@ -48,7 +49,7 @@ function peerWith(...flags: string[]) {
   return liqoctl("consumer", "peer", remoteKubeconfig("provider"), ...flags);
 }
 
-function run(ctx: CheckContext): Outcome {
+async function run(ctx: CheckContext): Promise<Outcome> {
   const l = serverOnly(ctx);
   if ("outcome" in l) return l.outcome;
   const { gw } = l;
@@ -80,8 +81,8 @@ function run(ctx: CheckContext): Outcome {
     }`,
   ];
   if (type !== wantType) evidence.push(`GatewayServer ${gw.name} asks for ${wantType}`);
-  if (type === "LoadBalancer") return lbExposure(ctx, gw, svc, evidence);
-  if (type === "NodePort") return nodePortExposure(ctx, gw, port, evidence);
+  if (type === "LoadBalancer") return await lbExposure(ctx, gw, svc, evidence);
+  if (type === "NodePort") return await nodePortExposure(ctx, gw, port, evidence);
   evidence.push(...eventLines(ctx, "Service", svc));
   return {
     status: "warn",
@@ -95,11 +96,38 @@ function run(ctx: CheckContext): Outcome {
   };
 }
 
-function lbExposure(ctx: CheckContext, gw: GatewayRef, svc: Service, evidence: string[]): Outcome {
+async function lbExposure(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  svc: Service,
+  evidence: string[],
+): Promise<Outcome> {
   const ingress = svc.status?.loadBalancer?.ingress ?? [];
-  const addrs = ingress.map((i) => i?.ip ?? i?.hostname).filter((a) => a);
+  const addrs = ingress.map((i) => i?.ip ?? i?.hostname).filter((a): a is string => !!a);
   if (addrs.length > 0) {
     evidence.push(`LoadBalancer ingress: ${addrs.join(", ")}`);
+    // An in-cluster load balancer (K3s ServiceLB/klipper-lb, MetalLB in L2 on the node network…) may
+    // publish a node's own private InternalIP as the ingress: present, but unroutable from elsewhere.
+    const nodes = nodeAddresses(ctx.cluster.inv);
+    const onNodes = addrs.map((a) =>
+      nodes.find((n) => n.type === "InternalIP" && n.address === a && parseIPv4(a) !== null && isPrivate(a))
+    );
+    if (onNodes.every((n) => n)) {
+      const which = onNodes.map((n) => `${n!.address} (InternalIP of node ${n!.node})`).join(", ");
+      return await unroutable(ctx, gw, evidence, {
+        what: `LoadBalancer ${svc.metadata.name} ingress ${which}`,
+        why: "an in-cluster load balancer (e.g. K3s ServiceLB) publishes the node's private InternalIP: " +
+          "routable only from the node network",
+        fixes: fix(
+          "give the Service an address the peer can route to: a load balancer with external IPs " +
+            "(e.g. MetalLB with a pool on a routed network, or the cloud's), or a NodePort on nodes with " +
+            "an ExternalIP:",
+          peerWith("--gw-server-service-type", "NodePort"),
+          "or, behind NAT, port-map the UDP port and point the client at the public address (docs: advanced/nat.md):",
+          peerWith("--gw-client-address", "<public IP>", "--gw-client-port", "<public port>"),
+        ),
+      });
+    }
     return {
       status: "pass",
       summary: `LoadBalancer ${svc.metadata.name} exposed at ${addrs.join(", ")}`,
@@ -157,12 +185,12 @@ function rejectsUdp(line: string): boolean {
       .test(line);
 }
 
-function nodePortExposure(
+async function nodePortExposure(
   ctx: CheckContext,
   gw: GatewayRef,
   port: ServicePort | undefined,
   evidence: string[],
-): Outcome {
+): Promise<Outcome> {
   const np = port?.nodePort;
   const addrs = nodeAddresses(ctx.cluster.inv);
   for (const a of addrs) {
@@ -171,9 +199,40 @@ function nodePortExposure(
   }
   const active = activeGatewayPod(ctx.cluster.inv, gw);
   if (active?.spec?.nodeName) evidence.push(`active gateway pod on ${active.spec.nodeName}`);
-  const reachable = addrs.filter((a) =>
-    a.type.endsWith("DNS") || (parseIPv4(a.address) !== null && !isPrivate(a.address))
-  );
+  const reachable = addrs.filter(isExternal);
+  // Liqo advertises the address of the node running the gateway, by type preference
+  // (ExternalDNS > ExternalIP > InternalDNS > InternalIP > Hostname, pkg/utils/nodeUtils.go).
+  const gwNode = ctx.cluster.inv.items("nodes").find((n) => n.metadata.name === active?.spec?.nodeName);
+  const advertised = gwNode ? preferredNodeAddress(gwNode) : null;
+  const advType = gwNode && advertised
+    ? (gwNode.status?.addresses ?? []).find((a) => a?.address === advertised)?.type ?? "?"
+    : null;
+  if (gwNode && advertised && advType) {
+    evidence.push(`Liqo advertises ${advType} ${advertised} of ${gwNode.metadata.name} (the gateway's node)`);
+    const adv: NodeAddr = { node: gwNode.metadata.name, type: advType, address: advertised };
+    if (!isExternal(adv) && advType === "InternalDNS") {
+      return await unroutable(ctx, gw, evidence, {
+        what: `NodePort ${
+          np ?? "?"
+        } advertised as InternalDNS name ${advertised} of node ${gwNode.metadata.name}`,
+        why:
+          "Liqo prefers a node's InternalDNS over its InternalIP; a cloud-internal name the peer cannot resolve",
+        fixes: nodeFixes(np, gwNode.metadata.name),
+      });
+    }
+    if (!isExternal(adv) && reachable.length > 0) {
+      const others = [...new Set(reachable.map((a) => a.node))].join(", ");
+      return await unroutable(ctx, gw, evidence, {
+        what:
+          `NodePort ${np ?? "?"}: the gateway runs on node ${gwNode.metadata.name}, which has no external ` +
+          `address (advertised ${advType} ${advertised}), while ${others} ${
+            reachable.length > 1 ? "have" : "has"
+          } one`,
+        why: "Liqo advertises the gateway node's own address",
+        fixes: nodeFixes(np, gwNode.metadata.name, others),
+      });
+    }
+  }
   if (reachable.length > 0 || addrs.length === 0) {
     return {
       status: addrs.length === 0 ? "unknown" : "pass",
@@ -203,12 +262,10 @@ function nodePortExposure(
       evidence,
     };
   }
-  return {
-    status: "warn",
-    summary: `NodePort ${np ?? "?"}: all node addresses are private — the peer must reach one of them: ` +
-      `it works only if the peer is on the same private network`,
-    evidence,
-    remediation: fix(
+  return await unroutable(ctx, gw, evidence, {
+    what: `NodePort ${np ?? "?"}: all node addresses are private`,
+    why: "the peer must reach one of them: it works only if the peer is on the same private network",
+    fixes: fix(
       `if the peer is elsewhere: expose the server with a LoadBalancer, or port-map UDP ${
         np ?? "<nodePort>"
       } on your NAT`,
@@ -224,6 +281,60 @@ function nodePortExposure(
         "<public port>",
       ),
     ),
+  });
+}
+
+/** An address the peer can route to from elsewhere: ExternalDNS, or a public IP of any type. */
+function isExternal(a: NodeAddr): boolean {
+  return a.type === "ExternalDNS" || (parseIPv4(a.address) !== null && !isPrivate(a.address));
+}
+
+function nodeFixes(np: number | undefined, node: string, others?: string) {
+  return fix(
+    kubectl("local", "get", "nodes", "-o", "wide"),
+    others
+      ? `schedule the gateway server on a node with an external address (${others}): a nodeSelector or ` +
+        `affinity in the WgGatewayServerTemplate's pod template, or give ${node} an ExternalIP`
+      : `give ${node} an ExternalIP/ExternalDNS address (cloud controller), or expose the gateway with a LoadBalancer:`,
+    !others && peerWith("--gw-server-service-type", "LoadBalancer"),
+    `behind NAT: port-map UDP ${np ?? "<nodePort>"} and point the client at it (docs: advanced/nat.md):`,
+    peerWith("--gw-client-address", "<public IP>", "--gw-client-port", String(np ?? "<nodePort>")),
+  );
+}
+
+/**
+ * An advertised address that is present but not routable from elsewhere: healthy when the peer
+ * provably reaches it (tunnel up here or on the other side) or shares the private network; a fail
+ * when the tunnel is down; a warning when nothing tells.
+ */
+async function unroutable(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  evidence: string[],
+  f: { what: string; why: string; fixes: ReturnType<typeof fix> },
+): Promise<Outcome> {
+  const peerId = ctx.peer?.clusterId ?? "";
+  const proof = await peerReachProof(ctx, gw, peerId);
+  if (proof) {
+    evidence.push(`the peer reaches it: ${proof}`);
+    return {
+      status: "pass",
+      summary: `${f.what}, but the peer provably reaches it (tunnel up)`,
+      evidence,
+    };
+  }
+  const samenet = sharedPrivateNetwork(ctx, nodeAddresses(ctx.cluster.inv));
+  if (samenet) {
+    evidence.push(samenet);
+    return { status: "pass", summary: `${f.what}: on a private network shared with the peer`, evidence };
+  }
+  const down = tunnelDownFact(ctx, gw, peerId);
+  if (down) evidence.push(down);
+  return {
+    status: down ? "fail" : "warn",
+    summary: `${f.what}: ${f.why}`,
+    evidence,
+    remediation: f.fixes,
   };
 }
 
@@ -266,22 +377,32 @@ export const GW_02: CheckDef = {
   scope: "single",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "services", "nodes"],
-  optionalReads: ["pods", "events"],
+  optionalReads: ["pods", "events", "connections", "deployments"],
   readsIn: { pods: ["gateways"] },
   explain: {
     reads:
       "The gateway server Service (labels networking.liqo.io/component=gateway, gateway-name, else name " +
       "gw-<name>), its type, ports and status.loadBalancer; for NodePort the non-virtual nodes' addresses; " +
-      "when readable, the Service's Warning events (e.g. SyncLoadBalancerFailed).",
+      "when readable, the Service's Warning events (e.g. SyncLoadBalancerFailed). Whether the peer provably " +
+      "reaches a private address: the peer's Connection and the gateway's `wg show` handshake, on this " +
+      "cluster and, in dual mode, on the other one.",
     decides:
       "Server side only (skip on the client side). pass: LoadBalancer with an ingress address, or NodePort " +
       "on nodes with a public address. fail: Service missing, LoadBalancer <pending> (with the UDP hint " +
       "when its events say the load balancer does not support UDP). warn: NodePort with only " +
       "private node addresses (unless, in dual mode, the peer's nodes share the private /16 or the " +
-      "peer dials a public NAT address instead — GW-04 judges that), ClusterIP.",
+      "peer dials a public NAT address instead — GW-04 judges that), ClusterIP. An address that is present " +
+      "but not routable from elsewhere — a LoadBalancer ingress that is a node's private InternalIP (K3s " +
+      "ServiceLB, in-cluster LBs), a NodePort advertised by its InternalDNS name (Liqo prefers ExternalDNS > " +
+      "ExternalIP > InternalDNS > InternalIP > Hostname of the gateway's node, pkg/utils/nodeUtils.go), or a " +
+      "gateway on a node without an external address while other nodes have one — fails when the peer's " +
+      "Connection says the tunnel is down, warns when nothing tells, and passes (the evidence saying why) " +
+      "when the peer provably reaches it: a fresh handshake or Connected status here or on the other side, " +
+      "or a private network shared with the peer.",
     fixes: "Install a LoadBalancer controller (e.g. MetalLB), or use a NodePort (--gw-server-service-type " +
       "NodePort) plus a firewall rule for UDP; behind NAT port-map and use --gw-client-address/--gw-client-port.",
   },
   hops: ["gateway"],
+  hubReads: ["wireguard"],
   run,
 };

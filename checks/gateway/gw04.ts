@@ -10,6 +10,7 @@ import { containerArgs } from "../../liqo/args.ts";
 import { endpointOf, formatEndpoint } from "../../liqo/endpoints.ts";
 import { fix, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell } from "../remediation.ts";
 import { hostnameFirstRisk, hostnameLines } from "../common/endpoint_names.ts";
+import { peerReachProof } from "../common/reach.ts";
 
 interface Side {
   cluster: string;
@@ -151,23 +152,35 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     };
   }
   if (allPrivate(srv.addresses) && !srv.addresses.includes(specAddr)) {
+    const mapping = `UDP ${specAddr}:${specPort} → ${srv.addresses[0]}:${srv.port}`;
     evidence.push(
       `server endpoint is private (${
         srv.addresses.join(", ")
       }): a client address override is expected behind NAT`,
+      `NAT mapping: ${mapping}`,
     );
+    // The documented override (advanced/nat.md) is healthy once the tunnel proves the mapping works.
+    const localGw = server.cluster === ctx.cluster.name ? server.gw : client.gw;
+    const proof = ctx.peer ? await peerReachProof(ctx, localGw, ctx.peer.clusterId) : null;
+    if (proof) {
+      evidence.push(`tunnel up: ${proof}`);
+      return {
+        status: "pass",
+        summary:
+          `client dials ${specAddr}:${specPort} through a deliberate NAT override (${mapping}); the tunnel is up`,
+        evidence,
+      };
+    }
     return {
       status: "warn",
       summary:
         `client dials ${specAddr}:${specPort}, not the server's ${
           formatEndpoint(srv)
         }: looks like a deliberate NAT ` +
-        `override (--gw-client-address/--gw-client-port) — make sure the NAT forwards it to the server`,
+        `override (--gw-client-address/--gw-client-port), and nothing shows the tunnel up — make sure the NAT forwards it to the server`,
       evidence,
       remediation: fix(
-        `verify the NAT maps UDP ${specAddr}:${specPort} → ${
-          srv.addresses[0]
-        }:${srv.port} (docs: advanced/nat.md)`,
+        `verify the NAT maps ${mapping} (docs: advanced/nat.md)`,
         `GW-05 probes ${specAddr}:${specPort} from this host; TUN-01/TUN-02 show whether the tunnel comes up`,
       ),
     };
@@ -190,6 +203,8 @@ export const GW_04: CheckDef = {
   scope: "dual",
   perPeer: true,
   reads: ["gatewayservers", "gatewayclients", "deployments"],
+  optionalReads: ["connections", "pods"],
+  readsIn: { pods: ["gateways"] },
   explain: {
     reads: "On the client cluster: GatewayClient spec.endpoint and the gateway Deployment's wireguard args " +
       "--endpoint-address/--endpoint-port; on the server cluster: GatewayServer status.endpoint. Only " +
@@ -199,7 +214,9 @@ export const GW_04: CheckDef = {
       "args disagree with the GatewayClient, or the client dials something else while the server advertises a " +
       "public address (stale endpoint after the server's address changed). warn (deliberate NAT): the server " +
       "advertises only private addresses and the client, consistently configured, dials another address — " +
-      "the documented --gw-client-address/--gw-client-port override (advanced/nat.md); a hostname listed " +
+      "the documented --gw-client-address/--gw-client-port override (advanced/nat.md) — and nothing shows the " +
+      "tunnel up; the same override passes, the mapping in the evidence, when a fresh Connected status or " +
+      "WireGuard handshake on either cluster proves it works; a hostname listed " +
       "before an IP in the client's endpoint on a client running Liqo before v1.2 (controller-manager image " +
       "tag), which dials only addresses[0] and never tries the IPs when the name does not resolve. Hostnames " +
       "are resolved from this host as evidence (network probes on only; no --allow-net permission is an " +
@@ -210,6 +227,6 @@ export const GW_04: CheckDef = {
       "client cluster or dial the IP (--gw-client-address).",
   },
   hops: ["gateway"],
-  hubReads: ["resolve"],
+  hubReads: ["resolve", "wireguard"],
   run,
 };

@@ -26,9 +26,24 @@ Deno.test("GW-04: stale client endpoint fails, NAT override warns, args drift fa
     port: 31840,
     protocol: "UDP",
   };
-  const w = await run("GW-04", await rome(), { remote: nat });
+  // the tunnel is up (fresh Connected on both sides): the override passes with the mapping
+  const up = await run("GW-04", await rome(), { remote: nat });
+  assert.equal(up.status, "pass");
+  assert.match(
+    up.summary,
+    /deliberate NAT override \(UDP 203\.0\.113\.50:51840 → 10\.10\.20\.13:31840\); the tunnel is up/,
+  );
+  // nothing shows the tunnel up: a warning
+  const down = await rome();
+  for (const objs of [down, nat]) {
+    for (const c of objs.filter((o) => o.kind === "Connection")) {
+      c.status = { ...c.status, value: "Connecting" };
+    }
+  }
+  const w = await run("GW-04", down, { remote: nat });
   assert.equal(w.status, "warn");
-  assert.match(w.summary, /deliberate NAT/);
+  assert.match(w.summary, /deliberate NAT.*nothing shows the tunnel up/);
+  assert.match(fixText(w.remediation), /UDP 203\.0\.113\.50:51840 → 10\.10\.20\.13:31840/);
 
   // Deployment args disagree with the GatewayClient
   const r = await rome();

@@ -73,6 +73,24 @@ Deno.test("explain works for every check in the catalog", async () => {
   assert.equal(bad.code, 3);
 });
 
+Deno.test("explain lists the known Liqo bugs a check carries, with range, fix and source", async () => {
+  const [gw02, gw04, env01] = await Promise.all([
+    runCli(["explain", "GW-02"]),
+    runCli(["explain", "GW-04"]),
+    runCli(["explain", "ENV-01"]),
+  ]);
+  assert.equal(gw02.code, 0);
+  assert.match(gw02.stdout, /Known Liqo bugs/);
+  assert.match(gw02.stdout, /liqo-0581b38e2: .* Liqo v1\.0\.0 to before v1\.1\.2, fixed in v1\.1\.2/);
+  assert.match(gw02.stdout, /source: https:\/\/github\.com\/liqotech\/liqo\/commit\/0581b38e2/);
+  assert.match(gw02.stdout, /workaround: .*aws-load-balancer-type/);
+  assert.match(
+    gw04.stdout,
+    /liqo-a6076eca2: GatewayServer endpoint lists a LoadBalancer hostname before its IP/,
+  );
+  assert.doesNotMatch(env01.stdout, /Known Liqo bugs/);
+});
+
 Deno.test("explain matches IDs like kubectl: any case works, a near miss is exit 3 with did-you-mean", async () => {
   const [lower, dashless] = await Promise.all([runCli(["explain", "tun-02"]), runCli(["explain", "TUN02"])]);
   assert.equal(lower.code, 0, lower.stderr);
