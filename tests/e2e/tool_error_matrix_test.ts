@@ -39,7 +39,7 @@ interface Faulted {
   dir: string;
   good: string;
   refused: string;
-  path: Record<Fault, string>;
+  path: Record<Fault | "good" | "refused", string>;
   close(): Promise<void>;
 }
 
