@@ -169,6 +169,20 @@ export async function runCollectCommand(opts: CollectCommandOptions): Promise<nu
   );
 }
 
+/** `source`, telling `onRejected` of each tool error (not a missing permission) its reads end in. */
+function rejectionsOf(source: ClusterSource, onRejected: (err: ToolError) => void): ClusterSource {
+  const seen = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((err) => {
+      if (err instanceof ToolError && !(err instanceof PermissionError)) onRejected(err);
+      throw err;
+    });
+  return {
+    ...source,
+    list: (...a) => seen(source.list(...a)),
+    discovery: (...a) => seen(source.discovery(...a)),
+  };
+}
+
 /** Opens the clusters, captures and writes the bundle (closing what it opened, also on expiry). */
 async function capture(
   opts: CollectCommandOptions,
@@ -191,32 +205,49 @@ async function capture(
     for (const t of targets) await t.source?.close();
   });
   const secrets = [...local.secrets];
+  const leaveOut = (err: ToolError): void => {
+    const error = `remote cluster unavailable: ${err.message}`;
+    console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
+    targets.push({ role: "remote", source: null, reader: null, error });
+  };
+  // A run-ending error of the remote's reads after its /version answered (credentials rejected on
+  // the lists): the capture is made again without it, as when it is unreachable.
+  let remoteRejected: ToolError | null = null;
   if (dual) {
     const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
     try {
       const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
-      targets.push({ role: "remote", source: remote.source, reader: remote.reader });
+      const source = rejectionsOf(remote.source, (err) => remoteRejected ??= err);
+      targets.push({ role: "remote", source, reader: remote.reader });
       secrets.push(...remote.secrets);
     } catch (err) {
       if (err instanceof PermissionError || !(err instanceof ToolError)) {
         await local.source.close();
         throw err;
       }
-      const error = `remote cluster unavailable: ${err.message}`;
-      console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
-      targets.push({ role: "remote", source: null, reader: null, error });
+      leaveOut(err);
     }
   }
 
   const progress = opts.quiet ? { update: () => {}, done: () => {} } : progressLine();
   try {
-    const bundle = await collectBundle(targets, {
-      kinds: kindsFor(PASSIVE_CHECKS),
-      sampleIntervalMs,
-      redactIps: opts.redactIps === true,
-      peers: opts.peer,
-      knownSecrets: secrets,
-      onProgress: progress.update,
+    const collect = () =>
+      collectBundle(targets, {
+        kinds: kindsFor(PASSIVE_CHECKS),
+        sampleIntervalMs,
+        redactIps: opts.redactIps === true,
+        peers: opts.peer,
+        knownSecrets: secrets,
+        onProgress: progress.update,
+      });
+    const bundle = await collect().catch(async (err) => {
+      const rejected = remoteRejected as ToolError | null;
+      if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
+      const i = targets.findIndex((t) => t.role === "remote");
+      await targets[i].source?.close();
+      targets.splice(i, 1);
+      leaveOut(rejected);
+      return await collect();
     });
     progress.update("compressing");
     const bytes = await packBundle(bundle.entries);

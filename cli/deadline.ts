@@ -16,12 +16,15 @@ export type OnExpiry = (cleanup: () => Promise<void> | void) => void;
 
 /**
  * Runs `work` within `ms` milliseconds (`flag` is the value the user gave, for the message);
- * `NO_TIMEOUT_MS` runs it without a deadline.
+ * `NO_TIMEOUT_MS` runs it without a deadline. With `early`, the run already expires at `early.ms`
+ * unless `early.committed()` says by then that the extra time is needed (an active run whose probe
+ * session has started, and may have to clean up): before that point, nothing would need it.
  */
 export async function withDeadline<T>(
   ms: number,
   flag: string,
   work: (onExpiry: OnExpiry) => Promise<T>,
+  early?: { ms: number; committed: () => boolean },
 ): Promise<T> {
   const cleanups: (() => Promise<void> | void)[] = [];
   let expired = false;
@@ -32,7 +35,13 @@ export async function withDeadline<T>(
     else cleanups.push(c);
   });
   if (ms >= NO_TIMEOUT_MS) return await running;
-  const finished = await within(running, ms);
+  let left = ms;
+  if (early && early.ms < ms) {
+    const first = await within(running, early.ms);
+    if (first.done) return first.value;
+    left = early.committed() ? ms - early.ms : 0;
+  }
+  const finished = left > 0 ? await within(running, left) : { done: false as const };
   if (finished.done) return finished.value;
   expired = true;
   // The work is abandoned: close what it opened so its requests stop (its end is dropped).

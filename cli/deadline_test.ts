@@ -25,3 +25,21 @@ Deno.test("withDeadline: the work's result within the time, else a tool error an
   await new Promise((r) => setTimeout(r, 0));
   assert.deepEqual(closed, ["early", "late"], "registered after expiry: closed at once");
 });
+
+Deno.test("withDeadline early: expires at the early bound unless the work committed to the longer one", async () => {
+  const never = () => new Promise<number>(() => {});
+  const t0 = performance.now();
+  await assert.rejects(
+    withDeadline(5_000, "50ms", never, { ms: 50, committed: () => false }),
+    /did not finish within --timeout 50ms/,
+  );
+  assert.ok(performance.now() - t0 < 2_000, "not committed: the early bound ends it");
+
+  let committed = false;
+  const late = withDeadline(300, "50ms", async () => {
+    committed = true;
+    await new Promise((r) => setTimeout(r, 150)); // past the early bound, within the long one
+    return 9;
+  }, { ms: 50, committed: () => committed });
+  assert.equal(await late, 9);
+});

@@ -1,16 +1,21 @@
 /**
  * `flyingfish demo`: serves a scenario from testdata/ with the fake API server in-process on
- * 127.0.0.1 (real HTTPS, token auth, exec websocket) and runs the real check against it.
+ * 127.0.0.1 (real HTTPS, token auth, exec websocket) and runs the real check against it. With
+ * `--serve`, it keeps the fake cluster(s) up instead, prints their kubeconfigs and commands to paste
+ * (kubectl, check, watch, report, collect, probe), and removes the kubeconfigs at Ctrl-C.
  */
 import {
   activeScenariosRoot,
   listScenarios,
   loadScenario,
+  type ServedScenario,
   serveScenario,
   useTestdata,
 } from "@flyingfish/fakekube";
 import { demoTestdata } from "./demo_data.ts";
-import { ToolError } from "../errors.ts";
+import { PermissionError, ToolError } from "../errors.ts";
+import { GATEWAY_LABELS } from "../liqo/names.ts";
+import { shellQuote } from "../kube/rerun.ts";
 import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
 import { RUN_DEFAULTS, RUN_DEFAULTS_MS } from "../diagnose/defaults.ts";
@@ -20,6 +25,8 @@ export interface DemoOptions {
   list?: boolean;
   /** `--active [name]`: an active-probe scenario (testdata/active/); `true` alone lists them. */
   active?: string | boolean;
+  /** `--serve`: keep the fake cluster(s) up until Ctrl-C, for kubectl and every command. */
+  serve?: boolean;
   output: string;
   color: boolean;
   verbose?: boolean;
@@ -28,6 +35,12 @@ export interface DemoOptions {
 /** Runs the demo; returns the exit code of the check it ran. */
 export async function runDemo(name: string, opts: DemoOptions): Promise<number> {
   useTestdata(demoTestdata());
+  if (opts.serve && !opts.list && opts.active !== true) {
+    return await serveDemo(
+      typeof opts.active === "string" ? opts.active : name,
+      typeof opts.active === "string",
+    );
+  }
   if (opts.active !== undefined && opts.active !== false) return await runActiveDemo(opts.active, opts);
   if (opts.list) {
     for (const s of await listScenarios()) {
@@ -148,4 +161,133 @@ export async function runActiveDemo(active: string | true, opts: DemoOptions): P
   } finally {
     await served.close();
   }
+}
+
+/** A temp directory for the demo's kubeconfigs (exit 3 naming --allow-write when not granted). */
+async function demoTempDir(): Promise<string> {
+  try {
+    return await Deno.makeTempDir({ prefix: "flyingfish-demo-" });
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
+      throw new PermissionError("--allow-write", "write the demo kubeconfigs to a temporary directory", {
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
+/** `kubectl exec … -- wg show` in the first gateway pod with a wireguard container, if there is one. */
+function gatewayExec(served: ServedScenario, cluster: string): string[] | null {
+  const pod = served.clusters[cluster]?.objects().find((o) =>
+    o.kind === "Pod" && o.metadata.labels?.[GATEWAY_LABELS.component] === "gateway" &&
+    // deno-lint-ignore no-explicit-any
+    ((o as any).spec?.containers ?? []).some((c: { name?: string }) => c.name === "wireguard")
+  );
+  if (!pod) return null;
+  return [
+    "kubectl",
+    "exec",
+    "-n",
+    pod.metadata.namespace ?? "default",
+    pod.metadata.name,
+    "-c",
+    "wireguard",
+    "--",
+  ];
+}
+
+/** Waits for Ctrl-C (SIGINT) or SIGTERM, where the platform has them. */
+function untilStopped(): Promise<string> {
+  return new Promise((resolve) => {
+    const signals = (Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"]) as Deno.Signal[];
+    const stop = (sig: string) => () => {
+      for (const [s, f] of handlers) Deno.removeSignalListener(s, f);
+      resolve(sig);
+    };
+    const handlers = signals.map((s) => [s, stop(s)] as const);
+    for (const [s, f] of handlers) Deno.addSignalListener(s, f);
+  });
+}
+
+/**
+ * `flyingfish demo --serve [scenario]` (or `--serve --active <name>`): serves the scenario's
+ * cluster(s) on 127.0.0.1 until Ctrl-C, writes a kubeconfig per cluster to a temporary directory,
+ * and prints them with commands to paste in another terminal: kubectl itself, then check, watch,
+ * report and collect against them (and probe, for an active scenario, whose fake data plane answers
+ * the probes). The kubeconfigs are removed when it stops. Returns 0.
+ */
+export async function serveDemo(name: string, active: boolean): Promise<number> {
+  const root = active ? activeScenariosRoot() : undefined;
+  const known = await listScenarios(root).catch(() => [] as string[]);
+  if (known.length && !known.includes(name)) {
+    const list = active ? "flyingfish demo --active" : "flyingfish demo --list";
+    throw new ToolError(`no ${active ? "active " : ""}demo scenario "${name}" (try \`${list}\`)`);
+  }
+  const scenario = await loadScenario(name, root);
+  const dir = await demoTempDir();
+  let served: ServedScenario | null = null;
+  try {
+    served = await serveScenario(scenario, { tls: true });
+    const { local, remote } = scenario.run;
+    const paths: Record<string, string> = {};
+    for (const cluster of [local, ...(remote ? [remote] : [])]) {
+      paths[cluster] = `${dir}/${cluster}.kubeconfig`;
+      await Deno.writeTextFile(paths[cluster], served.kubeconfigYaml(cluster), { mode: 0o600 });
+    }
+    console.log(serveDemoText(served, name, active, paths));
+    await untilStopped();
+    console.log("demo: stopped; the kubeconfigs are removed");
+    return 0;
+  } finally {
+    await served?.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** What `demo --serve` prints once the clusters listen: where they are, and what to paste. */
+function serveDemoText(
+  served: ServedScenario,
+  name: string,
+  active: boolean,
+  paths: Record<string, string>,
+): string {
+  const { scenario } = served;
+  const { local, remote } = scenario.run;
+  const q = (words: string[]) => words.map(shellQuote).join(" ");
+  const lines = [
+    `demo --serve: ${active ? "active/" : ""}${name} — ${scenario.description ?? ""}`,
+    `      fake API server(s) on 127.0.0.1 over HTTPS (token auth, exec); nothing leaves this machine`,
+    "",
+  ];
+  for (const [cluster, path] of Object.entries(paths)) {
+    const url = served.clusters[cluster]?.url ?? "(down: nothing listens)";
+    const role = cluster === local ? "kubeconfig       " : "remote-kubeconfig";
+    lines.push(`  ${role} ${path}   (context ${cluster}, ${url})`);
+  }
+  const remoteFlags = remote ? ["--remote-kubeconfig", paths[remote]] : [];
+  const exec = gatewayExec(served, local);
+  lines.push(
+    "",
+    "Paste in another terminal (`flyingfish` is the README's alias: tools/node_modules/.bin/deno task -q flyingfish):",
+    `  export KUBECONFIG=${shellQuote(paths[local])}`,
+    "  kubectl get pods -A",
+    "  kubectl get foreignclusters",
+    ...(exec ? [`  ${q([...exec, "wg", "show"])}`] : []),
+    `  ${q(["flyingfish", "check", ...remoteFlags, "--no-network-probes"])}`,
+    `  ${q(["flyingfish", "watch", ...remoteFlags, "--no-network-probes", "--interval", "10s"])}`,
+    `  ${q(["flyingfish", "report", ...remoteFlags, "--no-network-probes", "-f", "demo-report.html"])}`,
+    `  ${q(["flyingfish", "collect", ...remoteFlags, "-f", "demo-bundle.tar.gz"])}`,
+  );
+  if (active) {
+    // The scenario's probes (`probe matrix` → matrix): the words after `probe`, up to the first flag.
+    const args = scenario.run.args;
+    const firstFlag = args.findIndex((a) => a.startsWith("-"));
+    const probes = args[0] === "probe" ? args.slice(1, firstFlag < 0 ? undefined : firstFlag) : [];
+    lines.push(`  ${q(["flyingfish", "probe", ...probes, ...remoteFlags, "--no-network-probes"])}`);
+  } else {
+    lines.push("  (probes need an active scenario: flyingfish demo --serve --active <name>)");
+  }
+  lines.push("", "Serving until Ctrl-C (the kubeconfigs are removed then).");
+  return lines.join("\n");
 }

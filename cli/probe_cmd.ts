@@ -182,12 +182,15 @@ export async function runActiveReport(
   const started = Date.now();
   const hardMs = Math.min(runTimeoutMs + active.cleanupTimeoutMs + 5_000, NO_TIMEOUT_MS);
   let phase: ActiveRun | null = null;
+  // The cleanup budget on top of --timeout is for a session that may have created objects: until
+  // the first active check starts it (a hung API server during the passive run), --timeout is all.
+  let sessionStarted = false;
   const report = await withDeadline(hardMs, opts.timeout, async (onExpiry) => {
     const clusters = await open(requestTimeoutMs);
     const close = () => closeActiveClusters(clusters);
     onExpiry(close);
     try {
-      const run = await wiring.openActivePhase({
+      const opened = await wiring.openActivePhase({
         clusters,
         flags: opts,
         options: active,
@@ -198,6 +201,13 @@ export async function runActiveReport(
         onProgress: opts.quiet ? undefined : (l: string) => console.error(`flyingfish: ${l}`),
         write: (l: string) => console.error(`flyingfish: ${l}`),
       });
+      const run: ActiveRun = {
+        ...opened,
+        outcome: (id, views) => {
+          sessionStarted = true;
+          return opened.outcome(id, views);
+        },
+      };
       phase = run;
       const report = await diagnoseAndPrint(
         clusters.local.source,
@@ -234,7 +244,7 @@ export async function runActiveReport(
     } finally {
       await close();
     }
-  });
+  }, { ms: runTimeoutMs, committed: () => sessionStarted });
   const stoppedBy = (phase as ActiveRun | null)?.stoppedBy() ?? null;
   if (stoppedBy === "timeout") {
     writeErr(

@@ -404,6 +404,10 @@ export function buildProgram(): Command {
       "--active [scenario]",
       "an active-probe scenario: check --active against it (creates and removes probe pods in the fake servers); alone: list them",
     )
+    .option(
+      "--serve",
+      "keep the fake cluster(s) up on 127.0.0.1 until Ctrl-C and print their kubeconfigs and commands to try (kubectl, check, watch, report, collect, probe); needs --allow-write",
+    )
     .addOption(
       formatOption(FORMATS, (v) => `To save the output in a file, redirect it: -o json > ${v}`).default(
         "text" as const,

@@ -4,7 +4,7 @@
  * a user would not share. What was scrubbed is counted per kind of secret in a {@link Tally}, which
  * the manifest records and `collect` prints.
  *
- * The rules (see README "collect"), in order:
+ * The rules (see docs/collect.md), in order:
  * 1. Structure, on every object ({@link redactObject}):
  *    - `metadata.managedFields` and the last-applied-configuration annotation go;
  *    - annotations: kept only for the keys the checks read ({@link KEPT_ANNOTATIONS}) and for keys of

@@ -89,10 +89,11 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   const remoteLoad = remoteSource ? new ViewLoader(remoteSource, plan, WARMUP_READS) : null;
   // A failed /version (unreachable, rejected credentials) ends the run before any list is judged.
   const [localServer, reachedRemote] = await Promise.all([localVersion, remoteVersion]);
-  const remoteError = reachedRemote.ok ? req.remote?.error : reachedRemote.error;
-  if (remoteError && req.remote?.source) {
-    req.onNotice?.(`${remoteError} — checking ${req.local.endpoint.context} alone`);
-  }
+  let remoteError = reachedRemote.ok ? req.remote?.error : reachedRemote.error;
+  const leftOut = (error: string) => {
+    if (req.remote?.source) req.onNotice?.(`${error} — checking ${req.local.endpoint.context} alone`);
+  };
+  if (remoteError) leftOut(remoteError);
   const liveRemote = reachedRemote.ok ? remoteLoad : null;
 
   // Warm-up: the first `wg show` of every gateway starts as soon as the gateways and their pods are
@@ -111,7 +112,15 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     liveRemote ? warm(liveRemote, remoteSource!, "\u0000remote") : null,
   ]).catch(() => {});
 
-  const [local, loadedRemote] = await Promise.all([localLoad.view(), liveRemote ? liveRemote.view() : null]);
+  // The remote's reads can still end in a run-ending error after its /version answered (credentials
+  // rejected on the lists: revoked, or a token without the scope): left out like an unreachable one.
+  const remoteView = liveRemote?.view().catch((err: unknown) => {
+    if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+    remoteError = `remote cluster unavailable: ${err.message}`;
+    leftOut(remoteError);
+    return null;
+  }) ?? null;
+  const [local, loadedRemote] = await Promise.all([localLoad.view(), remoteView]);
   await warming;
   // Two kubeconfigs for one cluster: judge it once; the dual checks say why they cannot run.
   const sameCluster = loadedRemote !== null && local.clusterId !== null &&

@@ -1,6 +1,6 @@
 /**
  * The house rules, read from the product's own imports: every import points down the floors of the
- * pipeline (README, "Architecture"), no check imports another check, renderers see only the report
+ * pipeline (docs/architecture.md, "Architecture"), no check imports another check, renderers see only the report
  * model, nothing in the product imports tests/, and Liqo's names are spelled only in liqo/. The fake
  * API server (fakekube/) is no floor but its own workspace member: it imports only types of the
  * product, and everything else reaches it through fakekube/mod.ts (rules in
@@ -35,7 +35,7 @@ const isProduct = (path: string): boolean => !isTestSide(path) && !path.startsWi
 
 function floorOf(path: string): number {
   const i = FLOORS.findIndex((f) => f.some((p) => p.endsWith("/") ? path.startsWith(p) : path === p));
-  if (i < 0) throw new Error(`${path} is on no floor: add its folder to FLOORS and to the README`);
+  if (i < 0) throw new Error(`${path} is on no floor: add its folder to FLOORS and to docs/architecture.md`);
   return i;
 }
 

@@ -1,8 +1,8 @@
 /**
  * .ci/run: the JSR package check (`deno task jsr:check`: doc lint, publish dry run) runs before the
  * tests, a failure of it makes the run red and counts as one failure, and the last line stays the
- * test run's "N passed, M failed". Run on a copy of the script with stand-ins for npm, chromium, promtool
- * and the pinned Deno, so nothing is installed and no test runs twice.
+ * test run's "N passed, M failed". Run on a copy of the script with stand-ins for npm, chromium, promtool,
+ * kubectl and the pinned Deno, so nothing is installed and no test runs twice.
  */
 import assert from "node:assert/strict";
 
@@ -29,6 +29,7 @@ async function runCi(c: Case): Promise<{ code: number; lastLine: string; calls: 
     await script(`${root}/fakebin/npm`, "exit 0");
     await script(`${root}/fakebin/chromium`, "exit 0");
     await script(`${root}/fakebin/promtool`, "exit 0");
+    await script(`${root}/fakebin/kubectl`, "exit 0");
     await script(
       `${root}/tools/node_modules/.bin/deno`,
       [

@@ -12,7 +12,7 @@ import { SERVED_PATHS } from "../serve/http.ts";
 import { granted, permissionKey, type Rule } from "./support/rbac.ts";
 
 const DEPLOY = new URL("../deploy/", import.meta.url);
-const README = new URL("../README.md", import.meta.url);
+const README = new URL("../docs/rbac.md", import.meta.url);
 const NAMESPACE = "flyingfish";
 
 // deno-lint-ignore no-explicit-any
@@ -74,7 +74,7 @@ Deno.test("deploy: the manifests: kinds, names, namespace, and kustomizations th
     const dir = file.replace(/[^/]*$/, "");
     const beside = files.filter((f) => f.startsWith(dir) && !f.slice(dir.length).includes("/"))
       .map((f) => f.slice(dir.length)).filter((f) => f !== "kustomization.yaml")
-      // The active probes' role is applied on its own, by whoever runs probes (README "Active probes").
+      // The active probes' role is applied on its own, by whoever runs probes (docs/active-probes.md).
       .filter((f) => !(dir === "" && f.startsWith("probe-")));
     assert.deepEqual([...doc.resources].sort(), beside, file);
   }
@@ -165,14 +165,14 @@ Deno.test("deploy: probes, Service and ServiceMonitor point at what `serve` list
 
 async function readmeClusterRole(): Promise<Rule[]> {
   const section = (await Deno.readTextFile(README)).split(/^## /m).find((s) => s.startsWith("RBAC"));
-  assert.ok(section, 'README has no "## RBAC" section');
+  assert.ok(section, 'docs/rbac.md has no "## RBAC" section');
   for (const [, block] of section.matchAll(/```yaml\n([\s\S]*?)```/g)) {
     for (const d of parseAllDocuments(block)) {
       const o = d.toJS();
       if (o?.kind === "ClusterRole") return o.rules as Rule[];
     }
   }
-  throw new Error('README "RBAC" section has no ClusterRole');
+  throw new Error('docs/rbac.md "RBAC" section has no ClusterRole');
 }
 
 Deno.test("deploy: the ClusterRole is the README's (what the passive checks request) plus watch on every kind listed", async () => {

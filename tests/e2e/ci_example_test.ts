@@ -1,5 +1,5 @@
 /**
- * The README's GitHub Actions example (section "CI") works: its `diagnose` step, run with bash
+ * The README's GitHub Actions example (docs/ci.md, section "CI") works: its `diagnose` step, run with bash
  * against the fake API servers, passes on a healthy peering, fails the job with exit 2 on a broken
  * one, and in both cases writes the HTML report that the upload step (`if: always()`) uploads.
  * The step runs as written, plus `--no-network-probes` (no packet leaves 127.0.0.0/8 in tests) and
@@ -22,13 +22,13 @@ const Step = z.object({
 });
 const Workflow = z.object({ jobs: z.record(z.string(), z.object({ steps: z.array(Step) })) });
 
-/** The steps of the workflow in the README's "CI" section. */
+/** The steps of the workflow in the "CI" section of docs/ci.md. */
 async function readmeWorkflowSteps(): Promise<z.infer<typeof Step>[]> {
-  const readme = await Deno.readTextFile(new URL("README.md", REPO));
+  const readme = await Deno.readTextFile(new URL("docs/ci.md", REPO));
   const section = readme.split(/^## /m).find((s) => s.startsWith("CI"));
-  assert.ok(section, 'README has no "## CI" section');
+  assert.ok(section, 'docs/ci.md has no "## CI" section');
   const block = section.match(/```yaml\n([\s\S]*?)```/);
-  assert.ok(block, 'README "CI" has no YAML block');
+  assert.ok(block, 'docs/ci.md "CI" has no YAML block');
   const jobs = Object.values(Workflow.parse(parse(block[1])).jobs);
   assert.equal(jobs.length, 1);
   return jobs[0].steps;

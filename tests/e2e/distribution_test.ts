@@ -7,13 +7,25 @@
 import assert from "node:assert/strict";
 import { DENO_DIR, opts, REPO, run, show, withTmp } from "./dist_support.ts";
 
-/** The one-line `deno install -g` command of the README's "Install" section. */
+/**
+ * The one-line `deno install -g` command of docs/install.md's "Install" section, which the README's quick
+ * start shows too: the same line in both places.
+ */
 async function readmeInstallLine(): Promise<string> {
+  const page = await Deno.readTextFile(`${REPO}/docs/install.md`);
+  const section = page.split(/^## /m).find((s) => s.startsWith("Install"));
+  assert.ok(section, 'docs/install.md has no "## Install" section');
+  const isInstall = (l: string) => /^\S*deno install -g /.test(l);
+  const line = section.split("\n").find(isInstall);
+  assert.ok(line, 'docs/install.md "Install" has no `deno install -g` line');
   const readme = await Deno.readTextFile(`${REPO}/README.md`);
-  const section = readme.split(/^## /m).find((s) => s.startsWith("Install"));
-  assert.ok(section, 'README has no "## Install" section');
-  const line = section.split("\n").find((l) => /^\S*deno install -g /.test(l));
-  assert.ok(line, 'README "Install" has no `deno install -g` line');
+  const quick = readme.split(/^## /m).find((s) => s.startsWith("Quick start"));
+  assert.ok(quick, 'README has no "## Quick start" section');
+  assert.deepEqual(
+    quick.split("\n").filter(isInstall),
+    [line],
+    "the README's quick start shows the same install line",
+  );
   return line;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The README's ClusterRole (section "RBAC") is what a full run requests: a healthy dual run of
+ * The README's ClusterRole (docs/rbac.md, section "RBAC") is what a full run requests: a healthy dual run of
  * `check` and `collect` (which also reads logs) against the fake API server, its request log mapped
  * to RBAC (apiGroup, resource, verb) triples, compared both ways with the YAML block of the README.
  * A new read without a README rule fails here, and so does a README rule nothing requests.
@@ -11,7 +11,7 @@ import { diagnose } from "../../mod.ts";
 import { runCollectCommand } from "../../cli/collect.ts";
 import { FAKE_CLOCK, SAMPLE_INTERVAL } from "./harness.ts";
 
-const README = new URL("../../README.md", import.meta.url);
+const README = new URL("../../docs/rbac.md", import.meta.url);
 
 /** One permission: a resource verb, or a GET of a non-resource URL (discovery, /version). */
 type Permission =
@@ -61,18 +61,18 @@ interface Rule {
   verbs: string[];
 }
 
-/** The ClusterRole of the README's "RBAC" section (the YAML block holding `kind: ClusterRole`). */
+/** The ClusterRole of docs/rbac.md's "RBAC" section (the YAML block holding `kind: ClusterRole`). */
 async function readmeClusterRole(): Promise<Rule[]> {
   const text = await Deno.readTextFile(README);
   const section = text.split(/^## /m).find((s) => s.startsWith("RBAC"));
-  assert.ok(section, 'README has no "## RBAC" section');
+  assert.ok(section, 'docs/rbac.md has no "## RBAC" section');
   for (const [, block] of section.matchAll(/```yaml\n([\s\S]*?)```/g)) {
     for (const doc of parseAllDocuments(block)) {
       const o = doc.toJS();
       if (o?.kind === "ClusterRole") return o.rules as Rule[];
     }
   }
-  throw new Error('README "RBAC" section has no YAML block with a ClusterRole');
+  throw new Error('docs/rbac.md "RBAC" section has no YAML block with a ClusterRole');
 }
 
 /** Every permission the rules grant, expanded (wildcards refused: the role must say what it reads). */
