@@ -35,7 +35,7 @@ export type { ProbeTarget } from "./fleet/target.ts";
 export type { StopCause } from "./fleet/signals.ts";
 export { cleanupCommand, clusterFlags, probeTarget } from "./fleet/target.ts";
 export { newRunId, parseRunId } from "./fleet/run_id.ts";
-export { PROBE_IMAGES, printImages, resolveImages } from "./fleet/images.ts";
+export { printImages, PROBE_IMAGES, resolveImages } from "./fleet/images.ts";
 
 /** Every check FlyingFish knows, passive and active, in layer order. */
 export const CATALOG: readonly CheckDef[] = [...PASSIVE_CHECKS, ...PROBE_CHECKS];

@@ -11,9 +11,9 @@ import type { K8sObject } from "../../kube/source.ts";
 import type { ProbeTarget } from "./target.ts";
 import type { ProbeMode, ProbeName, Side } from "../model.ts";
 
-/** Where the README tells how to grant what a probe run needs. */
+/** Where the docs tell how to grant what a probe run needs. */
 export const RBAC_POINTER =
-  "grant the ClusterRole in deploy/probe-clusterrole.yaml (README: Active probes → RBAC)";
+  "grant the ClusterRole in deploy/probe-clusterrole.yaml (docs/active-probes.md, RBAC)";
 
 /** What the run will do in one cluster, as far as permissions go. */
 export interface AccessNeedsInput {
