@@ -185,10 +185,15 @@ export async function runActiveReport(
   // The cleanup budget on top of --timeout is for a session that may have created objects: until
   // the first active check starts it (a hung API server during the passive run), --timeout is all.
   let sessionStarted = false;
+  // Once the run has expired nothing may start creating objects over clients that are closed.
+  let expired = false;
   const report = await withDeadline(hardMs, opts.timeout, async (onExpiry) => {
     const clusters = await open(requestTimeoutMs);
     const close = () => closeActiveClusters(clusters);
-    onExpiry(close);
+    onExpiry(() => {
+      expired = true;
+      return close();
+    });
     try {
       const opened = await wiring.openActivePhase({
         clusters,
@@ -204,6 +209,12 @@ export async function runActiveReport(
       const run: ActiveRun = {
         ...opened,
         outcome: (id, views) => {
+          if (expired && !sessionStarted) {
+            return Promise.resolve({
+              status: "unknown",
+              summary: `not probed: --timeout ${opts.timeout} was reached`,
+            });
+          }
           sessionStarted = true;
           return opened.outcome(id, views);
         },

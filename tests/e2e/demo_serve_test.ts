@@ -188,5 +188,5 @@ Deno.test("demo --serve without --allow-write: exit 3 naming the permission, not
 Deno.test("demo --serve with an unknown scenario: exit 3 pointing at the list", async () => {
   const r = await runCli(["demo", "--serve", "no-such-scenario"], { permissions: PERMISSIONS });
   assert.equal(r.code, 3);
-  assert.match(r.stderr, /no demo scenario "no-such-scenario" \(try `flyingfish demo --list`\)/);
+  assert.match(r.stderr, /no demo scenario "no-such-scenario" \((try|see) `flyingfish demo --list`\)/);
 });
