@@ -21,6 +21,10 @@ import {
 } from "./_derived.ts";
 import { noGatewaySkip } from "./shared.ts";
 
+/** The checks that judge the Configuration itself (their verdicts gate this one, as inputs). */
+const IPAM_03_ID = "IPAM-03";
+const IPAM_02_ID = "IPAM-02";
+
 /** A Liqo fix that explains a kind of staleness, shown when the running version predates it. */
 interface KnownFix {
   version: [number, number, number];
@@ -87,6 +91,22 @@ function run(ctx: CheckContext): Outcome {
   const cfgs = inv.items("configurations").filter((c) => c.metadata.labels?.[REMOTE_ID_LABEL] === peerId);
   const cfg = cfgs.find((c) => c.metadata.namespace === gw.namespace) ?? cfgs[0];
   if (!cfg) return { status: "skip", summary: `no Configuration for peer ${peerId} (IPAM-01)` };
+  for (const id of [IPAM_03_ID, IPAM_02_ID]) {
+    const ipam = ctx.input(id)?.result;
+    if (ipam && ipam.peer === peerId && (ipam.status === "fail" || ipam.status === "unknown")) {
+      return {
+        status: "skip",
+        summary:
+          `Configuration ${cfg.metadata.name} itself is not sound (${id} ${ipam.status}): its derived routes and NAT rules are not judged`,
+      };
+    }
+  }
+  if (!cfg.status?.remote?.cidr?.pod?.length) {
+    return {
+      status: "skip",
+      summary: `Configuration ${cfg.metadata.name} has no status.remote yet (${IPAM_03_ID})`,
+    };
+  }
   const ns = cfg.metadata.namespace ?? "";
   const version = liqoVersionOf(inv);
   const evidence: string[] = [];
@@ -225,6 +245,9 @@ export const FAB_05: CheckDef = {
   title: "Routes and NAT rules match their sources",
   layer: "fabric",
   needs: [],
+  // Derived content is judged against a sound Configuration only: when IPAM-03 fails it, the
+  // Configuration itself is what is wrong, and the objects derived from it are rightly behind.
+  inputs: [IPAM_03_ID, IPAM_02_ID],
   scope: "single",
   perPeer: true,
   reads: ["configurations", "routeconfigurations", "firewallconfigurations", "internalnodes"],
@@ -239,7 +262,8 @@ export const FAB_05: CheckDef = {
       "CIDR, iif the node's Geneve interface), a rule toward a CIDR the peer no longer has, a remap " +
       "DNAT/SNAT pair that does not map status.remote ↔ spec.remote, masquerade-bypass rules toward old " +
       "CIDRs; names the Liqo fix when the running version predates it (cb38ff7cd v1.2.0, ce762bc8b v1.0.2, " +
-      "7228d3801 v1.0.1). pass when all match; skip without a gateway or Configuration.",
+      "7228d3801 v1.0.1). pass when all match; skip without a gateway or Configuration, or when IPAM-03 or " +
+      "IPAM-02 (inputs) fail or cannot judge the Configuration itself (not configured, not remapped, colliding).",
     fixes:
       "Upgrade Liqo past the named fix; delete the stale object so the controller-manager re-creates it " +
       "from the current sources.",

@@ -169,7 +169,10 @@ export const TUN_07: CheckDef = {
   id: "TUN-07",
   title: "Tunnel MTU fits the underlay",
   layer: "tunnel",
-  needs: ["GW-01"],
+  // Two sides that disagree on the MTU (TUN-06 fail) are one fault, fixed first; an unknown TUN-06
+  // (no MTU found) leaves this check its own reads.
+  needs: ["GW-01", "TUN-06"],
+  runsIfUnknown: ["TUN-06"],
   scope: "single",
   perPeer: true,
   reads: [...GW_KINDS, "pods"],
