@@ -18,6 +18,11 @@ const live = (p: Pod): boolean => p.status?.phase !== "Succeeded" && p.status?.p
 const nodeLocal = (p: Pod): boolean =>
   (p.metadata.ownerReferences ?? []).some((o) => o?.kind === "DaemonSet");
 
+/** Gateways first (they carry the peering), then the other components by name. */
+const byGatewayFirst = (a: { what: string }, b: { what: string }): number =>
+  Number(!a.what.startsWith("gateway ")) - Number(!b.what.startsWith("gateway ")) ||
+  a.what.localeCompare(b.what);
+
 interface DownNode {
   down: NodeDown;
   /**
@@ -126,10 +131,7 @@ function run(ctx: CheckContext): Outcome {
   if (hosting.length > 0) {
     // Gateways first (they carry the peering), each with its pod; the other components by name.
     const what = hosting.map((f) => {
-      const sorted = [...lost(f), ...f.components.filter((c) => nodeLocal(c.pod))].sort((a, b) =>
-        Number(!a.what.startsWith("gateway ")) - Number(!b.what.startsWith("gateway ")) ||
-        a.what.localeCompare(b.what)
-      );
+      const sorted = [...lost(f), ...f.components.filter((c) => nodeLocal(c.pod))].sort(byGatewayFirst);
       const names = [
         ...new Set(
           sorted.map((c) =>
@@ -150,7 +152,8 @@ function run(ctx: CheckContext): Outcome {
     const lines = moved.map((f) => {
       const repl = [
         ...new Set(
-          f.components.filter((c) => c.replacedBy).map((c) => `${c.what} → ${c.replacedBy!.spec?.nodeName}`),
+          f.components.filter((c) => c.replacedBy).sort(byGatewayFirst)
+            .map((c) => `${c.what} → ${c.replacedBy!.spec?.nodeName}`),
         ),
       ];
       const local = [...new Set(f.components.filter((c) => nodeLocal(c.pod)).map((c) => c.what))];

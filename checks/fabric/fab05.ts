@@ -165,8 +165,7 @@ function run(ctx: CheckContext): Outcome {
       ...natFacts(fw, "dst").filter((f) => f.natType === "dnat"),
       ...natFacts(fw, "src").filter((f) => f.natType === "snat"),
     ];
-    const key = (f: { natType: string; position: string; match: string; to: string | null }) =>
-      factText(f as never);
+    const key = factText;
     const have = new Set(actual.map(key));
     const want = new Set(expected.map(key));
     const lacking = expected.filter((f) => !have.has(key(f)));
