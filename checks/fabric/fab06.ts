@@ -26,6 +26,16 @@ function run(ctx: CheckContext): Outcome {
     f.metadata.labels?.[FIREWALL_LABELS.subcategory] === IP_MAPPING_SUBCATEGORY
   );
   if (mappings.length === 0) return { status: "pass", summary: "no per-IP NAT mappings", evidence: [] };
+  // A 404 reads as no objects: without the IP CRD every mapping would look orphaned.
+  const ipState = inv.state("ips");
+  if (ipState.state === "missing") {
+    return {
+      status: "unknown",
+      summary: `IPs not served (${
+        "message" in ipState ? ipState.message : "ipam.liqo.io missing"
+      }, see ENV-03): the ${mappings.length} per-IP NAT mappings are not judged`,
+    };
+  }
   const ips = inv.items("ips");
   const problems: { line: string; fw: FirewallConfiguration }[] = [];
   const evidence: string[] = [];
