@@ -13,7 +13,7 @@ function masqueradeMapping(objs: K8sObject[]): K8sObject {
   const fw = structuredClone(gw);
   fw.metadata.name = "api-server-proxy-remap-ipmapping-fabric";
   fw.metadata.uid = "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e";
-  fw.metadata.labels["networking.liqo.io/firewall-category"] = "fabric";
+  fw.metadata.labels = { ...fw.metadata.labels, "networking.liqo.io/firewall-category": "fabric" };
   fw.spec.table.name = "api-server-proxy-remap-ipmapping-fabric-liqo";
   objs.push(fw);
   return fw;
