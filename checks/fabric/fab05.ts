@@ -93,7 +93,8 @@ function run(ctx: CheckContext): Outcome {
   if (!cfg) return { status: "skip", summary: `no Configuration for peer ${peerId} (IPAM-01)` };
   for (const id of [IPAM_03_ID, IPAM_02_ID]) {
     const ipam = ctx.input(id)?.result;
-    if (ipam && ipam.peer === peerId && (ipam.status === "fail" || ipam.status === "unknown")) {
+    // Only a failure gates: an IPAM check that could not read its inputs leaves this one its own reads.
+    if (ipam && ipam.peer === peerId && ipam.status === "fail") {
       return {
         status: "skip",
         summary:
@@ -262,7 +263,7 @@ export const FAB_05: CheckDef = {
       "DNAT/SNAT pair that does not map status.remote ↔ spec.remote, masquerade-bypass rules toward old " +
       "CIDRs; names the Liqo fix when the running version predates it (cb38ff7cd v1.2.0, ce762bc8b v1.0.2, " +
       "7228d3801 v1.0.1). pass when all match; skip without a gateway or Configuration, or when IPAM-03 or " +
-      "IPAM-02 (inputs) fail or cannot judge the Configuration itself (not configured, not remapped, colliding).",
+      "IPAM-02 (inputs) fail the Configuration itself (not configured, not remapped, colliding).",
     fixes:
       "Upgrade Liqo past the named fix; delete the stale object so the controller-manager re-creates it " +
       "from the current sources.",
