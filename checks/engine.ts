@@ -383,7 +383,9 @@ async function runInstance(
     signal,
     active: input.active ?? null,
     input: (id) => {
-      const i = inst.inputs.find((d) => d.def.id === id);
+      // A per-peer input of a per-peer check: the same peer's instance, else the first (cluster-wide).
+      const i = inst.inputs.find((d) => d.def.id === id && d.peer?.clusterId === inst.peer?.clusterId) ??
+        inst.inputs.find((d) => d.def.id === id);
       return i?.settled ? { result: i.settled, facts: FACTS.get(i.settled) ?? {} } : null;
     },
   };

@@ -313,4 +313,24 @@ Deno.test("a peer found without its ForeignCluster (unreadable) has every check 
   assert.equal(out.results[0].status, "unknown");
   assert.match(out.results[0].summary, /^forbidden: foreignclusters on ctx/);
   assert.equal(out.exitCode, 1);
+Deno.test("a per-peer check reads the same peer's per-peer input", async () => {
+  const out = await runEngine(input(
+    [
+      def("IPAM-P", "ipam", pass, { perPeer: true }),
+      def("FAB-P", "fabric", pass, { perPeer: true, inputs: ["IPAM-P"] }),
+    ].map((d) => {
+      if (d.id === "IPAM-P") return { ...d, run: (ctx) => (ctx.peer?.clusterId === "bad" ? fail() : pass()) };
+      return {
+        ...d,
+        run: (ctx) => {
+          const r = ctx.input("IPAM-P")?.result;
+          return { status: "pass", summary: `input of ${r?.peer}: ${r?.status}` };
+        },
+      };
+    }),
+    [peer("good"), peer("bad")],
+  ));
+  const fab = out.results.filter((r) => r.id === "FAB-P");
+  assert.equal(fab.find((r) => r.peer === "good")?.summary, "input of good: pass");
+  assert.equal(fab.find((r) => r.peer === "bad")?.summary, "input of bad: fail");
 });

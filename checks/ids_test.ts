@@ -16,7 +16,7 @@ Deno.test("check IDs match ignoring case; other spellings get a did-you-mean", (
   assert.match(refusal("TUN02"), /^no check "TUN02" — did you mean TUN-02\? \(see `flyingfish checks`\)$/);
   assert.match(refusal("tun-2"), /did you mean TUN-02\?/);
   assert.match(refusal("TUM-02"), /did you mean TUN-02\?/);
-  assert.match(refusal("TUN-9"), /did you mean one of TUN-0\d(, TUN-0\d){5}\?/);
+  assert.match(refusal("TUN-9"), /did you mean one of TUN-0\d(, TUN-0\d){6}\?/);
   assert.match(refusal("gw"), /did you mean one of GW-01, GW-02/);
   assert.equal(refusal("NOPE-1"), 'no check "NOPE-1" (see `flyingfish checks`)');
 });

@@ -38,6 +38,8 @@ export type PodWireguardState = {
   dumpOverride?: string | null;
   /** When set, every command fails with this message (exit 1). */
   execError?: string | null;
+  /** The pod's eth0 MTU (default 1500): an overlay underlay such as Tailscale gives 1280. */
+  eth0Mtu?: number;
 } | null;
 
 /** WireGuard state per "namespace/pod". */
@@ -208,7 +210,7 @@ function pretty(i: WgInterfaceState, clock: ExecClock): string[] {
   return out;
 }
 
-function ipLink(args: string[], ifaces: WgInterfaceState[]): ExecResult {
+function ipLink(args: string[], ifaces: WgInterfaceState[], eth0Mtu: number): ExecResult {
   const oneLine = args.includes("-o") || args.includes("-oneline");
   const rest = args.filter((a) => !a.startsWith("-"));
   if (rest[0] !== "link" && rest[0] !== "l") {
@@ -226,7 +228,7 @@ function ipLink(args: string[], ifaces: WgInterfaceState[]): ExecResult {
       "    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00",
     ],
     [
-      "2: eth0@if17: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP mode DEFAULT group default ",
+      `2: eth0@if17: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu ${eth0Mtu} qdisc noqueue state UP mode DEFAULT group default `,
       "    link/ether 5a:3c:91:0e:7d:22 brd ff:ff:ff:ff:ff:ff link-netnsid 0",
     ],
     ...ifaces.map((i, n) => [
@@ -247,17 +249,20 @@ function ipLink(args: string[], ifaces: WgInterfaceState[]): ExecResult {
   return ok(lines(text));
 }
 
-function cat(args: string[], ifaces: WgInterfaceState[]): ExecResult {
+function cat(args: string[], ifaces: WgInterfaceState[], eth0Mtu: number): ExecResult {
   const out: string[] = [];
   for (const path of args) {
     const dev = path.match(/^\/sys\/class\/net\/([^/]+)\/mtu$/)?.[1];
     const iface = ifaces.find((i) => i.name === dev);
-    const mtu = dev === "lo" ? 65536 : dev === "eth0" ? 1500 : iface ? iface.mtu ?? 1420 : undefined;
+    const mtu = dev === "lo" ? 65536 : dev === "eth0" ? eth0Mtu : iface ? iface.mtu ?? 1420 : undefined;
     if (mtu === undefined) return fail(`cat: can't open '${path}': No such file or directory\n`);
     out.push(String(mtu));
   }
   return ok(lines(out));
 }
+
+/** A pod's eth0 MTU on a plain Ethernet underlay. */
+const DEFAULT_ETH0_MTU = 1500;
 
 /** Runs one command in a pod whose WireGuard state is `state` (undefined = pod has no WireGuard). */
 export function runCommand(
@@ -282,9 +287,9 @@ export function runCommand(
       return wgShow(args.slice(1), ifaces, state, clock);
     }
     case "ip":
-      return ipLink(args, ifaces);
+      return ipLink(args, ifaces, state?.eth0Mtu ?? DEFAULT_ETH0_MTU);
     case "cat":
-      return cat(args, ifaces);
+      return cat(args, ifaces, state?.eth0Mtu ?? DEFAULT_ETH0_MTU);
     default:
       return notFound(cmd);
   }

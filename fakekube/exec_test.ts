@@ -122,6 +122,15 @@ Deno.test("exec: ip link and /sys mtu", () => {
   assert.equal(runCommand(s, ["cat", "/sys/class/net/wg9/mtu"], clock()).exitCode, 1);
 });
 
+Deno.test("exec: eth0 MTU of an overlay underlay (eth0Mtu)", () => {
+  const s = { ...STATE["ns/gw"]!, eth0Mtu: 1280 };
+  assert.equal(runCommand(s, ["cat", "/sys/class/net/eth0/mtu"], clock()).stdout, "1280\n");
+  assert.match(
+    runCommand(s, ["ip", "-o", "link", "show", "eth0"], clock()).stdout,
+    /^2: eth0@if17: .* mtu 1280 /,
+  );
+});
+
 Deno.test("exec: unknown commands and shells fail like the container runtime", () => {
   for (const cmd of [["sh", "-c", "wg show"], ["nslookup", "x"]]) {
     const r = runCommand(STATE["ns/gw"], cmd, clock());

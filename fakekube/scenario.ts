@@ -47,6 +47,7 @@ const PodWireguardSchema = z.strictObject({
   interfaces: z.array(InterfaceSchema).default([]),
   dumpOverride: z.string().nullable().optional(),
   execError: z.string().nullable().optional(),
+  eth0Mtu: z.number().int().positive().optional(),
 }).nullable();
 
 /** Schema of a WireGuard state file / `wireguard:` section ("namespace/pod" -> state). */

@@ -134,6 +134,16 @@ export function activeGatewayPod(inv: Objects, gw: GatewayRef): Pod | null {
     pods.find((p) => p.status?.phase === "Running") ?? null;
 }
 
+/**
+ * Every gateway pod that carries `networking.liqo.io/active=true`, those being deleted included: a pod
+ * stuck Terminating on a lost node cannot drop the label, and Liqo's controllers before v1.2.0 counted it
+ * (`pkg/liqo-controller-manager/networking/external-network/wireguard/utils.go` listActiveGatewayPod,
+ * liqotech/liqo 00322dfc5, filters Running pods without a deletion timestamp).
+ */
+export function activeLabelledGatewayPods(inv: Objects, gw: GatewayRef): Pod[] {
+  return gatewayPods(inv, gw).filter((p) => p.metadata.labels?.[GATEWAY_LABELS.active] === "true");
+}
+
 /** The peer's Connection on a cluster: by label in the gateway namespace, preferring name gw-<name>. */
 export function connectionOf(
   inv: Objects,

@@ -115,3 +115,26 @@ export const NAMESPACE_OFFLOADING_API_VERSION =
 export function offloadingPath(namespace: string): string {
   return `${listPath(KINDS.namespaceoffloadings, namespace)}/${OFFLOADING_NAME}`;
 }
+
+/**
+ * Labels that say who applies a RouteConfiguration (`pkg/route/label.go`, `pkg/gateway/label.go`):
+ * category fabric|gateway, subcategory (fabric, single-node…), unique (a peer's cluster ID or a node).
+ */
+export const ROUTE_LABELS = {
+  category: "networking.liqo.io/route-category",
+  subcategory: "networking.liqo.io/route-subcategory",
+  unique: "networking.liqo.io/route-unique",
+} as const;
+
+/**
+ * Labels that say who applies a FirewallConfiguration (`pkg/firewall/label.go`,
+ * `pkg/liqo-controller-manager/networking/external-network/remapping/label.go`).
+ */
+export const FIREWALL_LABELS = {
+  category: "networking.liqo.io/firewall-category",
+  subcategory: "networking.liqo.io/firewall-subcategory",
+  unique: "networking.liqo.io/firewall-unique",
+} as const;
+
+/** Firewall subcategory of the per-IP NAT mappings (`remapping/label.go` FirewallSubCategoryTargetValueIPMapping). */
+export const IP_MAPPING_SUBCATEGORY = "ip-mapping";

@@ -54,6 +54,12 @@ export type WgEvidence =
     second: WgSample | null;
     /** Live MTU per WireGuard interface name (from /sys/class/net/<if>/mtu). */
     mtu: Record<string, number>;
+    /**
+     * The pod's own underlay interface (`eth0`, /sys/class/net/eth0/mtu, read in the same container:
+     * every container of the pod shares its network namespace): `mtu` null when unreadable, `note` says
+     * why. Absent from evidence built before it was read (tests, older bundles).
+     */
+    underlay?: { iface: string; mtu: number | null; note?: string };
     /** Parse or exec problems worth showing as evidence. */
     notes: string[];
   }

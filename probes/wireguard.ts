@@ -14,6 +14,9 @@ export const WIREGUARD_CONTAINER = "wireguard";
 /** Prefix of Liqo's WireGuard interfaces (`liqo-tunnel`, `liqo-tunnel1`…). */
 export const TUNNEL_PREFIX = "liqo-tunnel";
 
+/** The pod's own interface, over which WireGuard's UDP and the nodes' Geneve travel. */
+export const UNDERLAY_IF = "eth0";
+
 /** Interfaces whose name starts with `liqo-tunnel`. */
 export function tunnelInterfaces(sample: WgSample): WgInterface[] {
   return sample.interfaces.filter((i) => i.name.startsWith(TUNNEL_PREFIX));
@@ -229,11 +232,14 @@ export async function collectWireguard(
   const notes = first.problems.map((p) => `first sample: ${p}`);
   if (first.sample.interfaces.length === 0) notes.push("no WireGuard interfaces in the pod");
 
-  const [waited, mtus] = await Promise.all([
+  const [waited, mtus, eth] = await Promise.all([
     // A snapshot replays captured output: waiting would not make its counters move.
     source.isSnapshot ? Promise.resolve(!signal?.aborted) : rest(intervalMs, signal),
     Promise.all(first.sample.interfaces.map((i) => readMtu(source, ns, pod, i.name))),
+    // The underlay the tunnel runs over: the pod's eth0 (TUN-07 judges the tunnel MTU against it).
+    readMtu(source, ns, pod, UNDERLAY_IF),
   ]);
+  const underlay = { iface: UNDERLAY_IF, mtu: eth.mtu, ...(eth.note ? { note: eth.note } : {}) };
   const mtu: Record<string, number> = {};
   for (const m of mtus) {
     if (m.mtu !== null) mtu[m.name] = m.mtu;
@@ -254,5 +260,5 @@ export async function collectWireguard(
       notes.push(`second sample failed: ${s.message}`);
     }
   }
-  return { ok: true, namespace: ns, pod, via: first.via, first: first.sample, second, mtu, notes };
+  return { ok: true, namespace: ns, pod, via: first.via, first: first.sample, second, mtu, underlay, notes };
 }

@@ -97,6 +97,7 @@ Deno.test("collectWireguard takes two samples and reads MTUs", async () => {
     }
     if (cmd[1] === "/sys/class/net/liqo-tunnel/mtu") return ok("1340\n");
     if (cmd[1] === "/sys/class/net/liqo-tunnel1/mtu") return ok("1340\n");
+    if (cmd[1] === "/sys/class/net/eth0/mtu") return ok("1280\n");
     return ok("", 1, "cat: no such file");
   });
   const ev = await collectWireguard(src, "liqo-tenant-milan", "gw-milan-abc", 20);
@@ -107,6 +108,7 @@ Deno.test("collectWireguard takes two samples and reads MTUs", async () => {
   assert.ok(ev.second.takenAt - ev.first.takenAt >= 15);
   assert.deepEqual(ev.mtu, { "liqo-tunnel": 1340, "liqo-tunnel1": 1340 });
   assert.deepEqual(ev.notes, ["MTU of wg0 unreadable (exit 1)"]);
+  assert.deepEqual(ev.underlay, { iface: "eth0", mtu: 1280 });
   assert.equal(src.calls.filter((c) => c === "wireguard: wg show all dump").length, 2);
   assert.ok(src.calls.every((c) => c.startsWith("wireguard: ")));
   const r = rates(ev.first, ev.second as WgSample);

@@ -14,10 +14,22 @@ import { fix, kubectl, kubectlIn, step } from "../remediation.ts";
 /** Pods that still occupy a node (not finished). */
 const live = (p: Pod): boolean => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed";
 
+/** A DaemonSet's pod serves only its own node: down with a lost node, it takes nothing else down. */
+const nodeLocal = (p: Pod): boolean =>
+  (p.metadata.ownerReferences ?? []).some((o) => o?.kind === "DaemonSet");
+
+/** Gateways first (they carry the peering), then the other components by name. */
+const byGatewayFirst = (a: { what: string }, b: { what: string }): number =>
+  Number(!a.what.startsWith("gateway ")) - Number(!b.what.startsWith("gateway ")) ||
+  a.what.localeCompare(b.what);
+
 interface DownNode {
   down: NodeDown;
-  /** One per Liqo pod on the node: "liqo-fabric", "gateway gw-rome-4b2a9e", and the pod. */
-  components: { what: string; pod: Pod }[];
+  /**
+   * One per Liqo pod on the node: "liqo-fabric", "gateway gw-rome-4b2a9e", and the pod; `replacedBy`: a
+   * Running pod of the same component on a Ready node (the workload moved; the pod left behind is stale).
+   */
+  components: { what: string; pod: Pod; replacedBy: Pod | null }[];
   /** Gateway pods on the node, for the remediation. */
   gateways: Pod[];
 }
@@ -47,22 +59,33 @@ function run(ctx: CheckContext): Outcome {
     };
   }
   const ns = liqoNs(ctx.cluster);
+  const downNames = new Set(downs.map((d) => d.name));
+  const replacement = (p: Pod, what: string): Pod | null =>
+    nodeLocal(p)
+      ? null
+      : pods.find((q) =>
+        q !== p && !q.metadata.deletionTimestamp && q.status?.phase === "Running" && q.spec?.nodeName &&
+        !downNames.has(q.spec.nodeName) && liqoComponentOf(q, ns) === what
+      ) ?? null;
   const found: DownNode[] = downs.map((down) => {
     const mine = pods.filter((p) => p.spec?.nodeName === down.name && live(p));
-    const components: { what: string; pod: Pod }[] = [];
+    const components: DownNode["components"] = [];
     const gateways: Pod[] = [];
     for (const p of mine) {
       const what = liqoComponentOf(p, ns);
       if (what === null) continue;
-      components.push({ what, pod: p });
+      components.push({ what, pod: p, replacedBy: replacement(p, what) });
       if (what.startsWith("gateway ")) gateways.push(p);
     }
     return { down, components, gateways };
   });
-  const hosting = found.filter((f) => f.components.length > 0);
+  // Down with the node: a component nothing replaced elsewhere (a DaemonSet's pod serves only its node).
+  const lost = (f: DownNode) => f.components.filter((c) => c.replacedBy === null && !nodeLocal(c.pod));
+  const hosting = found.filter((f) => lost(f).length > 0);
+  const moved = found.filter((f) => f.components.length > 0 && lost(f).length === 0);
   const idle = found.filter((f) => f.components.length === 0);
   const evidence: string[] = [];
-  for (const f of [...hosting, ...idle]) {
+  for (const f of [...hosting, ...moved, ...idle]) {
     evidence.push(
       `node ${f.down.name}: ${nodeDownText(f.down, now)}${
         f.down.taints.length ? `, taints ${f.down.taints.join(", ")}` : ""
@@ -70,7 +93,16 @@ function run(ctx: CheckContext): Outcome {
     );
     if (f.components.length === 0) evidence.push("  hosts no Liqo component");
     for (const c of f.components) {
-      evidence.push(`  hosts ${c.what} (pod ${c.pod.metadata.namespace}/${c.pod.metadata.name})`);
+      const state = c.pod.metadata.deletionTimestamp ? ", Terminating" : "";
+      evidence.push(
+        `  hosts ${c.what} (pod ${c.pod.metadata.namespace}/${c.pod.metadata.name}${state})${
+          c.replacedBy
+            ? ` — replaced by ${c.replacedBy.metadata.name} on ${c.replacedBy.spec?.nodeName}`
+            : nodeLocal(c.pod)
+            ? " — DaemonSet pod, serves only this node"
+            : ""
+        }`,
+      );
     }
   }
   const ready = nodes.length - downs.length;
@@ -99,10 +131,7 @@ function run(ctx: CheckContext): Outcome {
   if (hosting.length > 0) {
     // Gateways first (they carry the peering), each with its pod; the other components by name.
     const what = hosting.map((f) => {
-      const sorted = [...f.components].sort((a, b) =>
-        Number(!a.what.startsWith("gateway ")) - Number(!b.what.startsWith("gateway ")) ||
-        a.what.localeCompare(b.what)
-      );
+      const sorted = [...lost(f), ...f.components.filter((c) => nodeLocal(c.pod))].sort(byGatewayFirst);
       const names = [
         ...new Set(
           sorted.map((c) =>
@@ -118,6 +147,25 @@ function run(ctx: CheckContext): Outcome {
       evidence,
       remediation,
     };
+  }
+  if (moved.length > 0) {
+    const lines = moved.map((f) => {
+      const repl = [
+        ...new Set(
+          f.components.filter((c) => c.replacedBy).sort(byGatewayFirst)
+            .map((c) => `${c.what} → ${c.replacedBy!.spec?.nodeName}`),
+        ),
+      ];
+      const local = [...new Set(f.components.filter((c) => nodeLocal(c.pod)).map((c) => c.what))];
+      return repl.length > 0
+        ? `node ${f.down.name} ${nodeDownText(f.down, now)}: its Liqo pods run elsewhere now (${
+          repl.join(", ")
+        })`
+        : `node ${f.down.name} ${nodeDownText(f.down, now)} hosts only ${
+          local.join(", ")
+        } (DaemonSet pods serving that node alone)`;
+    });
+    return { status: "warn", summary: lines.join("; "), evidence, remediation };
   }
   return {
     status: "warn",
@@ -151,7 +199,9 @@ export const ENV_07: CheckDef = {
       "False; or the unreachable taint) hosts a Liqo component — the summary names the node, for how long " +
       "(from the Ready condition's lastTransitionTime) and every Liqo component on it; warn for a NotReady node " +
       "hosting nothing of Liqo; unknown when a node is NotReady and the pods cannot be read; pass when all nodes " +
-      "are Ready. It comes first in the ENV layer: a lost node explains a DaemonSet one pod short, a gateway whose " +
+      "are Ready. A component whose replacement runs on a Ready node (the same component, Running, not being " +
+      "deleted) is not down with the node, nor is a DaemonSet pod, which serves only its node: a lost node whose " +
+      "Liqo pods all moved is a warning naming where they run now. It comes first in the ENV layer: a lost node explains a DaemonSet one pod short, a gateway whose " +
       'status is stale, exec failing with "error dialing backend" and a stale Connection — GW-01, FAB-01, ' +
       "ENV-01 and TUN-01 then say the symptom is on that node (see ENV-07).",
     fixes: "Bring the node back (kubelet, container runtime, network, the machine itself) or remove it " +

@@ -76,3 +76,40 @@ Deno.test("ENV-07 is unknown when a node is NotReady and pods cannot be read", a
   assert.equal(o.status, "unknown");
   assert.match(o.summary, /milan-worker-2 NotReady; cannot tell which Liqo components run there/);
 });
+
+Deno.test("ENV-07 warns, not fails, for a lost node whose Liqo pods were replaced elsewhere", async () => {
+  const objs = await baseObjects("rome");
+  loseNode(find(objs, "Node", "rome-worker-1"));
+  for (
+    const name of [
+      "liqo-crd-replicator-58d4c6f7b9-mz7kf",
+      "liqo-metric-agent-6d5c9f8b7-bk4rd",
+      "liqo-webhook-5d9c7b8f6-p7hnc",
+    ]
+  ) {
+    const old = find(objs, "Pod", name, "liqo");
+    const repl = structuredClone(old);
+    repl.metadata.name = `${name}-new`;
+    repl.spec.nodeName = "rome-cp-1";
+    objs.push(repl);
+    old.metadata.deletionTimestamp = "2026-11-30T02:28:00Z";
+  }
+  const gw = find(objs, "Pod", "gw-milan-8d1f03-7c9d5b6f8d-q4xzt", "liqo-tenant-milan-8d1f03");
+  let o = await run("ENV-07", objs);
+  // The gateway has no replacement yet: it is down with the node (the fabric pod serves only that node).
+  assert.equal(o.status, "fail");
+  assert.match(o.summary, /hosts gateway gw-milan-8d1f03 .*liqo-fabric/);
+  assert.doesNotMatch(o.summary, /liqo-webhook|liqo-crd-replicator/);
+  const repl = structuredClone(gw);
+  repl.metadata.name = "gw-milan-8d1f03-7c9d5b6f8d-k9r2v";
+  repl.spec.nodeName = "rome-worker-2";
+  objs.push(repl);
+  gw.metadata.deletionTimestamp = "2026-11-30T02:28:00Z";
+  o = await run("ENV-07", objs);
+  assert.equal(o.status, "warn", o.summary);
+  assert.match(
+    o.summary,
+    /run elsewhere now \(gateway gw-milan-8d1f03 → rome-worker-2, liqo-crd-replicator → rome-cp-1/,
+  );
+  assert.match(text(o), /liqo-fabric \(pod liqo\/liqo-fabric-m4q9d\) — DaemonSet pod, serves only this node/);
+});

@@ -7,6 +7,7 @@ import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import type { Pod } from "../../liqo/views/core.ts";
 import {
   activeGatewayPod,
+  activeLabelledGatewayPods,
   ageMs,
   conditionOf,
   containerSummaries,
@@ -14,6 +15,8 @@ import {
   GATEWAY_LABELS,
   gatewayOf,
   gatewayPods,
+  type GatewayRef,
+  liqoVersionOf,
   nodeDownText,
   podNodeDown,
   REMOTE_ID_LABEL,
@@ -21,7 +24,17 @@ import {
 import { containerLog } from "../common/logs.ts";
 import { gatewayDeployment, networkingDisabled } from "../common/gateway.ts";
 import { eventLines } from "./shared.ts";
-import { fix, kubectl, kubectlIn, liqoctl, pipe, remoteKubeconfig, shell, step } from "../remediation.ts";
+import {
+  fix,
+  kubectl,
+  kubectlIn,
+  liqoctl,
+  note,
+  pipe,
+  remoteKubeconfig,
+  shell,
+  step,
+} from "../remediation.ts";
 
 /** The three containers of a gateway pod (the gateway templates). */
 const GATEWAY_CONTAINERS: readonly string[] = ["gateway", "wireguard", "geneve"];
@@ -106,6 +119,12 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     };
   }
   const active = activeGatewayPod(ctx.cluster.inv, gw);
+  const doubled = active ? activeLabelConflict(ctx, gw, active) : null;
+  if (doubled) {
+    evidence.push(...doubled.evidence);
+    passEvidence.push(...doubled.evidence);
+    if (doubled.outcome) return { ...doubled.outcome, evidence };
+  }
   // A pod bound to a lost node keeps its last-posted status (Running): the gateway is down with the node.
   const onDown = [active, ...pods].find((p) => p && podNodeDown(ctx.cluster.inv, p));
   if (onDown && (!active || active === onDown)) {
@@ -195,6 +214,102 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     status: "pass",
     summary: `gateway pod ${active.metadata.name} running (gateway, wireguard, geneve)`,
     evidence: passEvidence,
+  };
+}
+
+/** The first Liqo version whose controllers skip gateway pods being deleted (liqotech/liqo 00322dfc5). */
+const TERMINATING_FIX: readonly [number, number, number] = [1, 2, 0];
+
+function versionBelow(v: string | null, w: readonly [number, number, number]): boolean | null {
+  const m = v?.match(/^v?(\d+)\.(\d+)\.(\d+)/);
+  if (!m) return null;
+  const x = [Number(m[1]), Number(m[2]), Number(m[3])];
+  for (let i = 0; i < 3; i++) if (x[i] !== w[i]) return x[i] < w[i];
+  return false;
+}
+
+/** "Terminating for 12m0s on NotReady node rome-worker-1" / "Running on rome-worker-2". */
+function podState(ctx: CheckContext, p: Pod): string {
+  const node = p.spec?.nodeName ?? "?";
+  const down = podNodeDown(ctx.cluster.inv, p);
+  const where = down ? `NotReady node ${node}` : `node ${node}`;
+  const ip = p.status?.podIP ? `, IP ${p.status.podIP}` : "";
+  return p.metadata.deletionTimestamp
+    ? `Terminating for ${formatAge(ageMs(ctx.cluster.now, p.metadata.deletionTimestamp))} on ${where}${ip}`
+    : `${p.status?.phase ?? "?"} on ${where}${ip}`;
+}
+
+/**
+ * More than one gateway pod labelled active (a replaced pod stuck Terminating on a lost node keeps the
+ * label): Liqo's controllers before v1.2.0 then refuse to pick one ("wrong number of pods … (must be 1)")
+ * and the gateway's status.internalEndpoint — the address every node's Geneve tunnel targets — stays at
+ * the old pod. Fails when the internal endpoint is not the running active pod's; evidence otherwise.
+ */
+function activeLabelConflict(
+  ctx: CheckContext,
+  gw: GatewayRef,
+  active: Pod,
+): { evidence: string[]; outcome: Outcome | null } | null {
+  const labelled = activeLabelledGatewayPods(ctx.cluster.inv, gw);
+  if (labelled.length < 2) return null;
+  const stuck = labelled.filter((p) => p !== active);
+  const evidence = [
+    `${labelled.length} gateway pods carry ${GATEWAY_LABELS.active}=true: ${
+      labelled.map((p) => `${p.metadata.name} (${podState(ctx, p)})`).join(", ")
+    }`,
+  ];
+  const ie = (gw.object.status as { internalEndpoint?: { ip?: string; node?: string } } | undefined)
+    ?.internalEndpoint;
+  const kind = gw.role === "server" ? "GatewayServer" : "GatewayClient";
+  if (ie?.ip) {
+    evidence.push(`${kind} ${gw.name} status.internalEndpoint: ${ie.ip} on ${ie.node ?? "?"}`);
+  }
+  const version = liqoVersionOf(ctx.cluster.inv);
+  const old = versionBelow(version, TERMINATING_FIX);
+  const frozen = ie?.ip !== undefined && active.status?.podIP !== undefined && ie.ip !== active.status.podIP;
+  if (!frozen) {
+    evidence.push(
+      `the internal endpoint follows the running pod ${active.metadata.name}${
+        old === false ? ` (Liqo ${version} skips pods being deleted)` : ""
+      }`,
+    );
+    return { evidence, outcome: null };
+  }
+  const holder = stuck.find((p) => p.status?.podIP === ie!.ip);
+  const first = stuck[0];
+  return {
+    evidence,
+    outcome: {
+      status: "fail",
+      summary: `gateway ${gw.workloadName}: ${labelled.length} pods carry ${GATEWAY_LABELS.active}=true — ${
+        (holder ?? first).metadata.name
+      } (${podState(ctx, holder ?? first)}) next to ${active.metadata.name} (${podState(ctx, active)}); Liqo${
+        version ? ` ${version}` : ""
+      } refuses to pick one and the internal endpoint is frozen at ${ie!.ip}${
+        holder ? ` (${holder.metadata.name})` : ""
+      }`,
+      remediation: fix(
+        old !== false
+          ? note(
+            `Liqo before v${
+              TERMINATING_FIX.join(".")
+            } counts gateway pods being deleted (fixed by liqotech/liqo 00322dfc5): upgrade; meanwhile remove the stuck pod`,
+          )
+          : null,
+        ...stuck.map((p) =>
+          kubectlIn("local", gw.namespace, "delete", "pod", p.metadata.name, "--force", "--grace-period=0")
+        ),
+        kubectlIn(
+          "local",
+          gw.namespace,
+          "get",
+          `gateway${gw.role}`,
+          gw.name,
+          "-o",
+          "jsonpath={.status.internalEndpoint}",
+        ),
+      ),
+    },
   };
 }
 
@@ -297,7 +412,11 @@ export const GW_01: CheckDef = {
       "no pod, the gateway pod bound to a NotReady node (its status is stale; see ENV-07, which names the " +
       "node), pod not running (Pending/Unschedulable), a container not running (CrashLoopBackOff: last " +
       "termination and the last error line of its log cited, up to 5 error lines — else the last 3 lines — " +
-      "as evidence; a log that cannot be read says why, e.g. the missing get pods/log permission). warn: a " +
+      "as evidence; a log that cannot be read says why, e.g. the missing get pods/log permission), more " +
+      "than one pod labelled networking.liqo.io/active=true (a replaced pod stuck Terminating on a lost node " +
+      "keeps the label; Liqo before v1.2.0 then refuses to pick one, liqotech/liqo 00322dfc5) while the " +
+      "gateway's status.internalEndpoint is not the running active pod's IP — named with each pod's deletion " +
+      "timestamp and node (when the endpoint follows the running pod, evidence only). warn: a " +
       "container restarted within the last hour (its log cited the same way), or fewer replicas ready than " +
       "desired. Gateway containers have no readiness probe, so Ready only means running. skip: networking " +
       "module disabled for this peer.",

@@ -2,7 +2,17 @@
 import { fixText } from "../../report/remediation.ts";
 import assert from "node:assert/strict";
 import { find } from "../../tests/support/fixtures.ts";
-import { container, milan, MILAN_NS, MILAN_POD, run, text } from "../../tests/support/gateway_checks.ts";
+import {
+  container,
+  milan,
+  MILAN_NS,
+  MILAN_POD,
+  rome,
+  ROME_NS,
+  ROME_POD,
+  run,
+  text,
+} from "../../tests/support/gateway_checks.ts";
 
 Deno.test("GW-01: wireguard CrashLoopBackOff fails with the termination message", async () => {
   const objs = await milan();
@@ -149,4 +159,57 @@ Deno.test("GW-01: a gateway pod on a NotReady node fails naming the node (see EN
     /gateway pod gw-rome-4b2a9e-5b8f9c7d6b-w2kxm is on NotReady node milan-worker-2 \(see ENV-07\): NotReady for 7m0s/,
   );
   assert.match(fixText(o.remediation), /delete pod gw-rome-4b2a9e-5b8f9c7d6b-w2kxm --force/);
+});
+
+/** rome with its gateway pod stuck Terminating on lost node rome-worker-1, replaced on rome-worker-2. */
+async function stuckTerminating(version: string, endpointFollows: boolean) {
+  const objs = await rome();
+  const node = find(objs, "Node", "rome-worker-1");
+  for (const c of node.status.conditions) {
+    Object.assign(c, { status: "Unknown", lastTransitionTime: "2026-11-30T02:16:00Z" });
+  }
+  node.spec.taints = [{ key: "node.kubernetes.io/unreachable", effect: "NoExecute" }];
+  const old = find(objs, "Pod", ROME_POD, ROME_NS);
+  const repl = structuredClone(old);
+  repl.metadata.name = "gw-milan-8d1f03-7c9d5b6f8d-k9r2v";
+  repl.metadata.uid = "0c1d2e3f-4a5b-4c6d-8e7f-0123456789ab";
+  repl.spec.nodeName = "rome-worker-2";
+  repl.status.podIP = "10.244.2.31";
+  objs.push(repl);
+  old.metadata.deletionTimestamp = "2026-11-30T02:21:30Z";
+  const cm = find(objs, "Deployment", "liqo-controller-manager");
+  for (const c of cm.spec.template.spec.containers) c.image = c.image.replace(/:v[0-9.]+$/, `:${version}`);
+  if (endpointFollows) {
+    find(objs, "GatewayClient", "milan-8d1f03", ROME_NS).status.internalEndpoint = {
+      ip: "10.244.2.31",
+      node: "rome-worker-2",
+    };
+  }
+  return objs;
+}
+
+Deno.test("GW-01: two pods labelled active, the internal endpoint frozen at the Terminating one (v1.1.2) fails", async () => {
+  const o = await run("GW-01", await stuckTerminating("v1.1.2", false));
+  assert.equal(o.status, "fail", o.summary);
+  assert.match(
+    o.summary,
+    /2 pods carry networking\.liqo\.io\/active=true — gw-milan-8d1f03-7c9d5b6f8d-q4xzt/,
+  );
+  assert.match(o.summary, /Terminating for 8m30s on NotReady node rome-worker-1/);
+  assert.match(o.summary, /internal endpoint is frozen at 10\.244\.1\.17/);
+  assert.match(fixText(o.remediation), /00322dfc5/);
+  assert.match(
+    fixText(o.remediation),
+    /delete pod gw-milan-8d1f03-7c9d5b6f8d-q4xzt --force --grace-period=0/,
+  );
+});
+
+Deno.test("GW-01: two pods labelled active but the endpoint follows the running one (v1.2.0) passes with the evidence", async () => {
+  const o = await run("GW-01", await stuckTerminating("v1.2.0", true));
+  assert.equal(o.status, "pass", o.summary);
+  assert.match(text(o), /2 gateway pods carry networking\.liqo\.io\/active=true/);
+  assert.match(
+    text(o),
+    /follows the running pod gw-milan-8d1f03-7c9d5b6f8d-k9r2v \(Liqo v1\.2\.0 skips pods being deleted\)/,
+  );
 });

@@ -12,6 +12,7 @@ import { GW_03 } from "./gw03.ts";
 import { GW_04 } from "./gw04.ts";
 import { GW_05 } from "./gw05.ts";
 import { GW_06 } from "./gw06.ts";
+import { GW_07 } from "./gw07.ts";
 
 /** The GATEWAY EXPOSURE layer checks, in catalog order (which is ID order). */
-export const GATEWAY_CHECKS: readonly CheckDef[] = [GW_01, GW_02, GW_03, GW_04, GW_05, GW_06];
+export const GATEWAY_CHECKS: readonly CheckDef[] = [GW_01, GW_02, GW_03, GW_04, GW_05, GW_06, GW_07];

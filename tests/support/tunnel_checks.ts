@@ -37,6 +37,10 @@ export interface WgOpts {
   tx?: [number, number];
   mtu?: number;
   second?: boolean;
+  /** The pod's eth0 MTU (default 1500); null: unreadable. */
+  eth0?: number | null;
+  /** The peer endpoint WireGuard dials (default 203.0.113.50:51840). */
+  endpoint?: string;
 }
 
 function wgState(ns: string, pod: string, o: WgOpts): WgEvidence {
@@ -50,7 +54,7 @@ function wgState(ns: string, pod: string, o: WgOpts): WgEvidence {
       listenPort: 51840,
       peers: [{
         publicKey: o.peer ?? "",
-        endpoint: "203.0.113.50:51840",
+        endpoint: o.endpoint ?? "203.0.113.50:51840",
         allowedIps: ["0.0.0.0/0"],
         latestHandshake: hs,
         rxBytes: (o.rx ?? [1000, 1360])[i],
@@ -67,6 +71,9 @@ function wgState(ns: string, pod: string, o: WgOpts): WgEvidence {
     first: sample(0),
     second: o.second === false ? null : sample(1),
     mtu: { "liqo-tunnel": o.mtu ?? 1340 },
+    underlay: o.eth0 === null
+      ? { iface: "eth0", mtu: null, note: "MTU of eth0 unreadable (exit 1)" }
+      : { iface: "eth0", mtu: o.eth0 ?? 1500 },
     notes: [],
   };
 }
