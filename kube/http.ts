@@ -476,10 +476,11 @@ export async function createKubeHttp(
       if (wait.backoff) backoffRetries++;
       try {
         await delay(wait.ms, { signal: closing.signal });
-      } catch (err) {
+      } catch {
         // Closed while waiting (the run ended): the last outcome stands, as if no retry was due.
         if (answer) return { status: answer.status, body: answer.body, retries };
-        throw err;
+        if (typeof error === "object" && error !== null) errorRetries.set(error, retries);
+        throw error;
       }
     }
   }
