@@ -174,10 +174,20 @@ async function hasTime(): Promise<boolean> {
  * The runtime flags the checkout ships its CLI with (the `--v8-flags=…` of its `flyingfish` task):
  * the benchmark measures the CLI as users run it.
  */
-function shippedRuntimeFlags(config: string): string[] {
+function shippedRuntimeFlags(config: string, cli: string): string[] {
   try {
     const task = JSON.parse(Deno.readTextFileSync(config))?.tasks?.flyingfish;
-    return typeof task === "string" ? task.split(/\s+/).filter((t) => t.startsWith("--v8-flags=")) : [];
+    const flags = typeof task === "string"
+      ? task.split(/\s+/).filter((t) => t.startsWith("--v8-flags="))
+      : [];
+    if (flags.length > 0) return flags;
+  } catch {
+    // no task: try the launcher
+  }
+  // Since issue 21 the task starts cli/launch.ts, which passes the runtime flags to the CLI it starts.
+  try {
+    const launcher = Deno.readTextFileSync(join(dirname(cli), "launch.ts"));
+    return [...launcher.matchAll(/"(--v8-flags=[^"]+)"/g)].map((m) => m[1]);
   } catch {
     return [];
   }
@@ -188,7 +198,7 @@ function cliArgs(o: Options, args: string[]): string[] {
   return [
     "run",
     "--frozen",
-    ...shippedRuntimeFlags(o.config),
+    ...shippedRuntimeFlags(o.config, o.cli),
     "--config",
     o.config,
     "--allow-env",
