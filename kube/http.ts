@@ -5,13 +5,18 @@
  * TCP+TLS connections instead of opening one per request.
  *
  * At most {@link MAX_IN_FLIGHT} requests of a cluster are in flight at once (the agent has as many
- * sockets); the others wait in FIFO order, their timeout running while they wait. A 20k-pod cluster
- * then costs at most that many connections and that many bodies being received at once.
+ * sockets); the others wait in FIFO order. A request's timeout (`--request-timeout`, as kubectl's)
+ * starts when it is sent, never while it waits for a slot: whether a request times out depends on the
+ * server, not on how many others were queued before it. The wait for a slot is bounded by the run
+ * (closing the client, which the run's `--timeout` does, rejects every waiter). A 20k-pod cluster then
+ * costs at most that many connections and that many bodies being received at once.
  *
- * Failed GETs are retried like kubectl does (see {@link RetryPolicy}): 429 and 503 (honouring
- * `Retry-After`), the other 5xx gateway/server errors, connection resets and timeouts, with exponential
- * backoff and jitter, all within the request's time budget (`timeoutMs` covers every attempt). A 401
- * with credentials from an exec plugin runs the plugin again and resends once (client-go does too).
+ * Failed GETs are retried like client-go does (see {@link RetryPolicy}): a 429 or 5xx answer with a
+ * `Retry-After` is sent again after that wait, up to {@link MAX_RETRY_AFTER} times; 429 and 5xx
+ * answers without one and connections reset or dropped mid-answer are retried with exponential
+ * backoff and jitter. Every attempt gets the whole request timeout; a timed-out attempt is not
+ * retried (client-go does not either: the server had its full budget). A 401 with credentials from
+ * an exec plugin runs the plugin again and resends once (client-go does too).
  *
  * Writes (the active probes' creates and deletes, {@link KubeHttp.request}) share the agent, the
  * limiter, the credentials and the timeout, but are NEVER retried automatically: only a connection
@@ -42,15 +47,15 @@ export interface KubeHttpResponse {
 }
 
 /**
- * How a GET that failed transiently is retried: 429, 500, 502, 503 and 504 answers, connection resets
- * and timeouts. The wait before retry n (1, 2, …) is `min(capMs, baseMs × 2^(n-1))` with ±50% jitter,
- * or the answer's `Retry-After` when it has one. Retries stay within the request's time budget: an
- * attempt that is not the last may use all of the remaining time but a reserve (a third of it, at most
- * {@link RETRY_RESERVE_MS}) for the next one, and no retry starts when its wait would not leave at least
- * {@link MIN_ATTEMPT_MS} for it.
+ * How a GET that failed transiently is retried: 429, 500, 502, 503 and 504 answers, connections reset
+ * or dropped mid-answer. An answer with a `Retry-After` is retried after that wait, up to
+ * {@link MAX_RETRY_AFTER} times (client-go's `maxRetries`), as long as the wait is no longer than the
+ * request timeout and ends before the run's deadline ({@link KubeHttpOptions.deadline}); the others
+ * are retried `attempts - 1` times, waiting `min(capMs, baseMs × 2^(n-1))` with ±50% jitter before
+ * retry n (1, 2, …). Timeouts are not retried.
  */
 export interface RetryPolicy {
-  /** Most attempts of one GET, the first included (1: never retry). */
+  /** Most attempts of one GET without `Retry-After`, the first included (1: never retry at all). */
   attempts: number;
   /** Backoff before the first retry, in milliseconds; it doubles with each retry. */
   baseMs: number;
@@ -64,10 +69,13 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseMs: 200, capMs: 2_0
 /** Statuses that are retried. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
-/** Most time an attempt that is not the last keeps in reserve for the next one. */
-export const RETRY_RESERVE_MS = 5_000;
+/**
+ * Most retries of one request the server asked for with `Retry-After` (client-go's default
+ * `maxRetries`, k8s.io/client-go/rest/request.go).
+ */
+export const MAX_RETRY_AFTER = 10;
 
-/** Least time a retry must have left once its wait is over. */
+/** Least time a retry must have before the run's deadline once its wait is over. */
 export const MIN_ATTEMPT_MS = 50;
 
 const errorRetries = new WeakMap<object, number>();
@@ -123,6 +131,11 @@ export interface KubeHttpOptions {
   maxInFlight?: number;
   /** How failed GETs are retried (default {@link DEFAULT_RETRY}). */
   retry?: RetryPolicy;
+  /**
+   * The run's deadline (epoch milliseconds): no retry is started whose wait would end after it.
+   * Without one, waits are bounded by the request timeout each, and all of them by {@link KubeHttp.close}.
+   */
+  deadline?: number;
 }
 
 /** What a connection to the API server needs: TLS material, headers, and the proxy agent if any. */
@@ -228,8 +241,8 @@ export interface KubeHttpTarget {
 }
 
 /**
- * Creates the GET client of a cluster; each request (all its attempts, and its wait for a free
- * slot) times out after `timeoutMs`. Credentials are asked for on every request (an exec plugin's
+ * Creates the GET client of a cluster; each attempt of a request times out `timeoutMs` after it was
+ * sent (its wait for a free slot does not count). Credentials are asked for on every request (an exec plugin's
  * token is refreshed when it expires); the keep-alive agent is built on the first request (again
  * only if a plugin hands out a new client certificate).
  */
@@ -251,6 +264,8 @@ export async function createKubeHttp(
   let connectionsOpened = 0;
   let requests = 0;
   let tlsBase: Promise<AgentOptions> | null = null;
+  /** Aborted by close(): the slot waiters and the retry waits end with it. */
+  const closing = new AbortController();
 
   async function tlsFor(creds: RequestCredentials): Promise<AgentOptions> {
     tlsBase ??= clusterTls(cluster).catch((err) => {
@@ -300,7 +315,7 @@ export async function createKubeHttp(
   }
 
   /**
-   * One attempt, timing out at `attemptDeadline` (the wait for a free slot included). A kept-alive
+   * One attempt, timing out `timeoutMs` after it got a slot and was sent. A kept-alive
    * connection the server closed while it sat idle fails with ECONNRESET/EPIPE as soon as it is
    * reused: such a GET is sent once more at once (Node's advice), which is not counted as a retry.
    * Other methods are never resent here; an error raised before the request had an established
@@ -311,7 +326,6 @@ export async function createKubeHttp(
     agent: AnyAgent,
     headers: Record<string, string>,
     maxBytes: number,
-    attemptDeadline: number,
     urgent = false,
     extra: { method?: string; body?: string; signal?: AbortSignal } = {},
   ): Promise<Answer> {
@@ -321,16 +335,20 @@ export async function createKubeHttp(
       return err;
     };
     const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(timeout()), Math.max(0, attemptDeadline - Date.now()));
-    const outer = extra.signal;
-    const onOuterAbort = (): void => ctl.abort(outer?.reason);
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outers = [closing.signal, ...(extra.signal ? [extra.signal] : [])];
+    const onOuterAbort = (): void => ctl.abort(outers.find((o) => o.aborted)?.reason);
+    for (const o of outers) {
+      if (o.aborted) onOuterAbort();
+      else o.addEventListener("abort", onOuterAbort, { once: true });
+    }
     const method = extra.method ?? "GET";
     const idempotent = method === "GET" || method === "HEAD";
     let release: (() => void) | null = null;
     try {
       release = await limiter.acquire(ctl.signal, urgent);
+      // The request's own time starts now that it is sent (kubectl's --request-timeout).
+      timer = setTimeout(() => ctl.abort(timeout()), timeoutMs);
       const send = (mayResend: boolean): Promise<Answer> =>
         new Promise<Answer>((resolve, reject) => {
           let done = false;
@@ -391,7 +409,7 @@ export async function createKubeHttp(
       return await send(true);
     } finally {
       clearTimeout(timer);
-      outer?.removeEventListener("abort", onOuterAbort);
+      for (const o of outers) o.removeEventListener("abort", onOuterAbort);
       release?.();
     }
   }
@@ -405,32 +423,25 @@ export async function createKubeHttp(
     signal?: AbortSignal;
     maxBytes: number;
     urgent: boolean;
-    /** Give each attempt only part of the time left, keeping some for a retry (reads). */
-    sliceAttempts: boolean;
     /** Whether a failed attempt may be sent again. */
     retryable(answer: Answer | null, error: unknown): boolean;
   }
 
   /**
-   * Sends `x` to `path` within the request timeout, renewing exec-plugin credentials once on a 401
-   * (the server did nothing with a rejected request) and retrying as `x.retryable` allows, with
-   * backoff or the server's Retry-After.
+   * Sends `x` to `path`, each attempt within the request timeout, renewing exec-plugin credentials
+   * once on a 401 (the server did nothing with a rejected request) and retrying as `x.retryable`
+   * allows, after the server's Retry-After or with backoff ({@link RetryPolicy}).
    */
   async function exchange(path: string, x: Exchange): Promise<KubeHttpResponse> {
     const url = `${base}${path}`;
-    const deadline = Date.now() + timeoutMs;
     let renewed = false;
+    let backoffRetries = 0;
     let creds = await credentialsNow();
     let agent = agentFor(await tlsFor(creds));
     const wire = x.method === "GET" && x.body === undefined && x.signal === undefined
       ? undefined
       : { method: x.method, body: x.body, signal: x.signal };
     for (let retries = 0;; retries++) {
-      const remaining = deadline - Date.now();
-      const last = retries + 1 >= policy.attempts;
-      const attemptMs = last || !x.sliceAttempts
-        ? remaining
-        : remaining - Math.min(remaining / 3, RETRY_RESERVE_MS);
       const headers: Record<string, string> = {
         ...creds.headers,
         Accept: x.accept,
@@ -444,7 +455,7 @@ export async function createKubeHttp(
       let answer: Answer | null = null;
       let error: unknown = null;
       try {
-        answer = await attempt(url, agent, headers, x.maxBytes, Date.now() + attemptMs, x.urgent, wire);
+        answer = await attempt(url, agent, headers, x.maxBytes, x.urgent, wire);
       } catch (err) {
         error = err;
       }
@@ -456,16 +467,46 @@ export async function createKubeHttp(
         retries--;
         continue;
       }
-      const wait = x.retryable(answer, error) && !last
-        ? (answer ? retryAfterMs(answer.retryAfter) : null) ?? backoffMs(policy, retries + 1)
-        : null;
-      if (wait === null || Date.now() + wait + MIN_ATTEMPT_MS > deadline) {
+      const wait = x.retryable(answer, error) ? retryWait(answer, retries, backoffRetries) : null;
+      if (wait === null) {
         if (answer) return { status: answer.status, body: answer.body, retries };
         if (typeof error === "object" && error !== null) errorRetries.set(error, retries);
         throw error;
       }
-      await delay(wait);
+      if (wait.backoff) backoffRetries++;
+      try {
+        await delay(wait.ms, { signal: closing.signal });
+      } catch {
+        // Closed while waiting (the run ended): the last outcome stands, as if no retry was due.
+        if (answer) return { status: answer.status, body: answer.body, retries };
+        if (typeof error === "object" && error !== null) errorRetries.set(error, retries);
+        throw error;
+      }
     }
+  }
+
+  /**
+   * The wait before the next attempt of a retryable failure, or null when none is due: the server's
+   * Retry-After (up to {@link MAX_RETRY_AFTER} times, no longer than the request timeout), else the
+   * policy's backoff (`attempts - 1` times); never one that ends past the run's deadline.
+   */
+  function retryWait(
+    answer: Answer | null,
+    retries: number,
+    backoffRetries: number,
+  ): { ms: number; backoff: boolean } | null {
+    if (policy.attempts <= 1) return null;
+    const asked = answer ? retryAfterMs(answer.retryAfter) : null;
+    let wait: { ms: number; backoff: boolean } | null = null;
+    if (asked !== null) {
+      if (retries < MAX_RETRY_AFTER && asked <= timeoutMs) wait = { ms: asked, backoff: false };
+    } else if (backoffRetries + 1 < policy.attempts) {
+      wait = { ms: backoffMs(policy, backoffRetries + 1), backoff: true };
+    }
+    if (wait && opts.deadline !== undefined && Date.now() + wait.ms + MIN_ATTEMPT_MS > opts.deadline) {
+      return null;
+    }
+    return wait;
   }
 
   /** Reads are retried on the transient statuses and errors. */
@@ -478,7 +519,6 @@ export async function createKubeHttp(
       accept: o.accept ?? "application/json",
       maxBytes: o.maxBytes ?? Infinity,
       urgent: o.urgent === true,
-      sliceAttempts: true,
       retryable: retryRead,
     });
   }
@@ -501,7 +541,6 @@ export async function createKubeHttp(
       signal: o.signal,
       maxBytes: Infinity,
       urgent: false,
-      sliceAttempts: false,
       // Reads retry like get(); a write only when the server cannot have seen it (see KubeHttp.request).
       retryable: (answer, error) =>
         !o.signal?.aborted &&
@@ -522,6 +561,7 @@ export async function createKubeHttp(
   }
 
   function close(): void {
+    if (!closing.signal.aborted) closing.abort(new Error("the cluster client is closed"));
     for (const a of agents.values()) {
       try {
         a.destroy();
@@ -590,13 +630,14 @@ export function backoffMs(policy: RetryPolicy, n: number, random: () => number =
 }
 
 /**
- * True for failures worth another attempt: timeouts and connections reset or dropped mid-answer.
- * Refused connections, DNS and TLS errors and missing permissions are not transient.
+ * True for failures worth another attempt: connections reset or dropped mid-answer (client-go's
+ * IsConnectionReset and IsProbableEOF). Timeouts (the server had the whole request timeout), refused
+ * connections, DNS and TLS errors and missing permissions are not.
  */
 export function isTransientError(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
   const name = "name" in err ? err.name : undefined;
-  if (name === "TimeoutError" || name === "ConnectionReset" || name === "ConnectionAborted") return true;
+  if (name === "ConnectionReset" || name === "ConnectionAborted") return true;
   const code = "code" in err ? err.code : undefined;
   if (code === "ECONNRESET" || code === "EPIPE" || code === "ECONNABORTED" || code === "ETIMEDOUT") {
     return true;

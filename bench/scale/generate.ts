@@ -1150,3 +1150,32 @@ export async function loadScaleCluster(params: ScaleParams, now: Date = new Date
   const delta = now.getTime() - Date.parse(DEFAULT_REFERENCE_TIME);
   return { ...c, objects: await shiftCertificates(shiftTimestamps(c.objects, delta), delta) };
 }
+
+/**
+ * The many-peers case (issue 21: 5 000 ForeignClusters): `cluster` plus `extra` ForeignClusters cloned
+ * from its first one, each with its own name, cluster ID, uid and tenant namespace, and nothing else
+ * (no gateway, tenant or network objects): peers that were announced and never set up, the shape in
+ * which a big fleet costs the most report per peer. Returns a new cluster; `cluster` is unchanged.
+ */
+export function withForeignClusters(cluster: ScaleCluster, extra: number): ScaleCluster {
+  if (extra <= 0) return cluster;
+  const base = cluster.objects.find((o) => o.kind === "ForeignCluster");
+  if (!base) throw new Error("scale cluster: no ForeignCluster to clone");
+  const id = base.metadata.name;
+  const text = JSON.stringify(base);
+  const rnd = new Rand(extra);
+  const clones: K8sObject[] = [];
+  for (let i = 0; i < extra; i++) {
+    const peer = `peer${String(i).padStart(5, "0")}-${rnd.hex(6)}`;
+    const o = JSON.parse(text.replaceAll(id, peer)) as K8sObject;
+    o.metadata.uid = rnd.uuid();
+    clones.push(o);
+  }
+  const objects = [...cluster.objects, ...clones];
+  return {
+    ...cluster,
+    objects,
+    peers: [...cluster.peers, ...clones.map((o) => o.metadata.name)],
+    counts: count(objects),
+  };
+}

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { loadBase, startFakeCluster } from "../../fakekube/mod.ts";
 import { overlaps } from "../../probes/cidr.ts";
-import { generateScaleCluster, loadScaleCluster, type ScaleParams, SMALL_SCALE } from "./generate.ts";
+import {
+  generateScaleCluster,
+  loadScaleCluster,
+  type ScaleParams,
+  SMALL_SCALE,
+  withForeignClusters,
+} from "./generate.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -164,4 +170,21 @@ Deno.test({
       "only that peer fails",
     );
   },
+});
+
+Deno.test("scale generator: the many-peers case adds ForeignClusters with their own names, IDs and uids", async () => {
+  const small = await loadScaleCluster({ ...SMALL_SCALE, broken: false });
+  const many = withForeignClusters(small, 25);
+  const fcs = many.objects.filter((o) => o.kind === "ForeignCluster");
+  assert.equal(fcs.length, SMALL_SCALE.peers + 25);
+  assert.equal(new Set(fcs.map((o) => o.metadata.name)).size, fcs.length);
+  assert.equal(new Set(fcs.map((o) => o.metadata.uid)).size, fcs.length);
+  for (const o of fcs) assert.equal((o.spec as { clusterID?: string }).clusterID, o.metadata.name);
+  assert.equal(many.counts.ForeignCluster, fcs.length);
+  assert.equal(
+    small.objects.filter((o) => o.kind === "ForeignCluster").length,
+    SMALL_SCALE.peers,
+    "unchanged",
+  );
+  assert.equal(withForeignClusters(small, 0), small);
 });

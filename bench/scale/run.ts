@@ -24,7 +24,13 @@ import { parseArgs } from "node:util";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeCluster } from "../../fakekube/mod.ts";
-import { FULL_SCALE, loadScaleCluster, type ScaleParams, SMALL_SCALE } from "./generate.ts";
+import {
+  FULL_SCALE,
+  loadScaleCluster,
+  type ScaleParams,
+  SMALL_SCALE,
+  withForeignClusters,
+} from "./generate.ts";
 import { replayableGets, type RequestStats, requestStats } from "./requests.ts";
 import type { FloorPlan, FloorResult } from "./floor.ts";
 
@@ -41,6 +47,8 @@ const USAGE = `usage: run.ts [options]
   --nodes <n>         default ${FULL_SCALE.nodes}
   --pods <n>          default ${FULL_SCALE.pods}
   --namespaces <n>    default ${FULL_SCALE.namespaces}
+  --foreign-clusters <n>  n more ForeignClusters, announced and never set up (the many-peers case; default 0)
+  --many-peers        the many-peers case of issue 21: the small cluster plus 5000 ForeignClusters
   --variant <v>       healthy | broken | both (default both)
   --latency <ms>      API latency per response (default 50)
   --interval <s>      --sample-interval of the CLI, in seconds (default 3)
@@ -59,6 +67,8 @@ export interface VariantResult {
   exitCode: number;
   diagnosis: string;
   peakRssMb: number | null;
+  /** Size of the JSON report on stdout, bytes. */
+  reportBytes: number;
   /** CPU seconds (user + system) of the reported run: what the CLI costs whatever else the machine runs. */
   cpuS: number | null;
   requests: RequestStats;
@@ -79,6 +89,8 @@ interface Options {
   cli: string;
   config: string;
   params: ScaleParams;
+  /** Extra ForeignClusters (withForeignClusters). */
+  foreignClusters: number;
   variants: ("healthy" | "broken")[];
   latencyMs: number;
   intervalS: number;
@@ -100,6 +112,8 @@ function options(args: string[]): Options {
       nodes: { type: "string" },
       pods: { type: "string" },
       namespaces: { type: "string" },
+      "foreign-clusters": { type: "string" },
+      "many-peers": { type: "boolean", default: false },
       variant: { type: "string", default: "both" },
       latency: { type: "string", default: "50" },
       interval: { type: "string", default: "3" },
@@ -121,7 +135,7 @@ function options(args: string[]): Options {
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${what}: not a number: ${v}`);
     return n;
   };
-  const base = values.small ? SMALL_SCALE : FULL_SCALE;
+  const base = values.small || values["many-peers"] ? SMALL_SCALE : FULL_SCALE;
   const cli = resolve(values.cli ?? join(HERE, "../../cli/main.ts"));
   const variant = values.variant;
   if (!["healthy", "broken", "both"].includes(variant)) throw new Error(`--variant: healthy, broken or both`);
@@ -135,6 +149,7 @@ function options(args: string[]): Options {
       namespaces: num(values.namespaces, base.namespaces, "namespaces"),
       broken: false,
     },
+    foreignClusters: num(values["foreign-clusters"], values["many-peers"] ? 5_000 : 0, "foreign-clusters"),
     variants: variant === "both" ? ["healthy", "broken"] : [variant as "healthy" | "broken"],
     latencyMs: num(values.latency, 50, "latency"),
     intervalS: num(values.interval, 3, "interval"),
@@ -159,10 +174,20 @@ async function hasTime(): Promise<boolean> {
  * The runtime flags the checkout ships its CLI with (the `--v8-flags=…` of its `flyingfish` task):
  * the benchmark measures the CLI as users run it.
  */
-function shippedRuntimeFlags(config: string): string[] {
+function shippedRuntimeFlags(config: string, cli: string): string[] {
   try {
     const task = JSON.parse(Deno.readTextFileSync(config))?.tasks?.flyingfish;
-    return typeof task === "string" ? task.split(/\s+/).filter((t) => t.startsWith("--v8-flags=")) : [];
+    const flags = typeof task === "string"
+      ? task.split(/\s+/).filter((t) => t.startsWith("--v8-flags="))
+      : [];
+    if (flags.length > 0) return flags;
+  } catch {
+    // no task: try the launcher
+  }
+  // Since issue 21 the task starts cli/launch.ts, which passes the runtime flags to the CLI it starts.
+  try {
+    const launcher = Deno.readTextFileSync(join(dirname(cli), "launch.ts"));
+    return [...launcher.matchAll(/"(--v8-flags=[^"]+)"/g)].map((m) => m[1]);
   } catch {
     return [];
   }
@@ -173,7 +198,7 @@ function cliArgs(o: Options, args: string[]): string[] {
   return [
     "run",
     "--frozen",
-    ...shippedRuntimeFlags(o.config),
+    ...shippedRuntimeFlags(o.config, o.cli),
     "--config",
     o.config,
     "--allow-env",
@@ -262,7 +287,10 @@ async function replay(plan: FloorPlan): Promise<{ ms: number; result: FloorResul
 }
 
 async function runVariant(o: Options, variant: "healthy" | "broken", timed: boolean): Promise<VariantResult> {
-  const cluster = await loadScaleCluster({ ...o.params, broken: variant === "broken" });
+  const cluster = withForeignClusters(
+    await loadScaleCluster({ ...o.params, broken: variant === "broken" }),
+    o.foreignClusters,
+  );
   // The WireGuard counters follow the wall clock (no execClockStepSeconds): TUN-03 sees real movement.
   const fc = await startFakeCluster({
     name: "rome",
@@ -324,6 +352,7 @@ async function runVariant(o: Options, variant: "healthy" | "broken", timed: bool
       exitCode: median.spawned.code,
       diagnosis: diagnosisOf(median.spawned.stdout),
       peakRssMb: rss.length ? Math.max(...rss) / 1024 : null,
+      reportBytes: new TextEncoder().encode(median.spawned.stdout).length,
       cpuS: median.spawned.cpuS,
       requests: requestStats(median.log),
       bytesReceived: median.bytes,
@@ -389,6 +418,7 @@ function table(o: Options, results: VariantResult[]): string {
     ["repeated requests", (r) => String(r.requests.repeated)],
     ["bytes received", (r) => mb(r.bytesReceived)],
     ["connections opened", (r) => String(r.connections)],
+    ["JSON report", (r) => mb(r.reportBytes)],
     ["peak RSS", (r) => (r.peakRssMb === null ? "n/a (no /usr/bin/time)" : `${r.peakRssMb.toFixed(0)} MB`)],
     ["CLI CPU time (user + sys)", (r) => (r.cpuS === null ? "n/a" : `${r.cpuS.toFixed(2)} s`)],
     ["exit code", (r) => String(r.exitCode)],
@@ -425,8 +455,9 @@ if (import.meta.main) {
   const timed = await hasTime();
   const p = o.params;
   console.log(
-    `scale cluster: ${p.peers} peers, ${p.nodes} nodes, ${p.pods} workload pods in ${p.namespaces} namespaces · ` +
-      `API latency ${o.latencyMs} ms over HTTPS · --sample-interval ${o.intervalS}s · ${o.runs} run(s) per variant`,
+    `scale cluster: ${p.peers} peers, ${p.nodes} nodes, ${p.pods} workload pods in ${p.namespaces} namespaces` +
+      (o.foreignClusters ? ` + ${o.foreignClusters} more ForeignClusters` : "") +
+      ` · API latency ${o.latencyMs} ms over HTTPS · --sample-interval ${o.intervalS}s · ${o.runs} run(s) per variant`,
   );
   console.log(`CLI: ${o.cli} (config ${o.config})`);
   console.log(`load average before: ${loadAverage()} on ${navigator.hardwareConcurrency} CPUs`);
@@ -445,9 +476,10 @@ if (import.meta.main) {
   }
   console.log();
   console.log(table(o, results));
-  const full = (Object.keys(FULL_SCALE) as (keyof ScaleParams)[]).every((k) =>
-    k === "broken" || o.params[k] === FULL_SCALE[k]
-  );
+  const full = o.foreignClusters === 0 &&
+    (Object.keys(FULL_SCALE) as (keyof ScaleParams)[]).every((k) =>
+      k === "broken" || o.params[k] === FULL_SCALE[k]
+    );
   for (const r of results.filter((x) => x.variant === "healthy")) {
     const what = full ? "acceptance (issue 12, healthy)" : "issue 12's limits (set for the full scale)";
     console.log(`\n${what}: ${acceptance(o, r)}`);

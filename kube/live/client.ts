@@ -30,10 +30,15 @@ export interface KubeClientOptions {
   kubeconfigYaml?: string;
   /** kubeconfig context (default: current-context). */
   context?: string;
-  /** Timeout of each API request and exec, in milliseconds (default 15000). */
+  /**
+   * Timeout of each API request (of each attempt, from when it is sent) and exec, in milliseconds
+   * (default 15000).
+   */
   requestTimeoutMs?: number;
-  /** How failed GETs are retried, within each request's timeout (default: kube/http.ts DEFAULT_RETRY). */
+  /** How failed GETs are retried (default: kube/http.ts DEFAULT_RETRY). */
   retry?: RetryPolicy;
+  /** The run's deadline (epoch milliseconds): no retry waits past it (kube/http.ts). */
+  deadline?: number;
   /** Most requests in flight at once (default: kube/http.ts MAX_IN_FLIGHT). */
   maxInFlight?: number;
 }
@@ -152,6 +157,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
         }),
     retry: opts.retry,
     maxInFlight: opts.maxInFlight,
+    deadline: opts.deadline,
   });
   const hooks: (() => Promise<void> | void)[] = [];
   let closed = false;

@@ -1,8 +1,9 @@
 /**
  * Retries of the live client (kube/http.ts) against the fake API server's injected faults: what is
- * retried (429, 5xx, resets, timeouts — Retry-After honoured, pages one by one), what is not (403,
- * 404, truncated JSON, refused connections, exec), that the retries stay within the request's
- * budget, and that a list that needed retries says so.
+ * retried (429, 5xx, resets — Retry-After honoured up to 10 times, pages one by one), what is not
+ * (timeouts, 403, 404, truncated JSON, refused connections, exec), that each attempt gets the whole
+ * request timeout from when it is sent (never the wait for a slot), that no retry waits past the
+ * run's deadline, and that a list that needed retries says so.
  */
 import assert from "node:assert/strict";
 import { type FakeCluster, type FaultRule, startFakeCluster } from "../../fakekube/mod.ts";
@@ -60,7 +61,15 @@ interface Env {
 }
 
 async function withCluster(
-  opts: { faults?: FaultRule[]; retry?: RetryPolicy; timeoutMs?: number; configmaps?: number },
+  opts: {
+    faults?: FaultRule[];
+    retry?: RetryPolicy;
+    timeoutMs?: number;
+    configmaps?: number;
+    latencyMs?: number;
+    maxInFlight?: number;
+    deadline?: number;
+  },
   fn: (env: Env) => Promise<void>,
 ): Promise<void> {
   const fake = await startFakeCluster({
@@ -69,11 +78,14 @@ async function withCluster(
     wireguard: WG,
     tls: false,
     faults: opts.faults,
+    latencyMs: opts.latencyMs,
   });
   const source = await createLiveSource({
     kubeconfigYaml: fake.kubeconfigYaml(),
     requestTimeoutMs: opts.timeoutMs ?? 5_000,
     retry: opts.retry ?? FAST,
+    maxInFlight: opts.maxInFlight,
+    deadline: opts.deadline,
     execVia: "api",
   });
   try {
@@ -111,9 +123,9 @@ Deno.test("retry: Retry-After is delay-seconds or an HTTP date", () => {
   assert.equal(afterRetries(2), " (after 2 retries)");
 });
 
-Deno.test("retry: only timeouts and dropped connections are transient errors", () => {
+Deno.test("retry: only dropped connections are transient errors (not timeouts)", () => {
   const timeout = Object.assign(new Error("request timed out after 5 ms"), { name: "TimeoutError" });
-  assert.ok(isTransientError(timeout));
+  assert.ok(!isTransientError(timeout));
   assert.ok(isTransientError(Object.assign(new Error("aborted"), { code: "ECONNRESET" })));
   assert.ok(isTransientError(Object.assign(new Error("write EPIPE"), { code: "EPIPE" })));
   assert.ok(isTransientError(new Error("socket hang up")));
@@ -146,7 +158,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "retry: one 429, one 500, one reset, one timeout — each list succeeds on its second attempt",
+  name: "retry: one 429, one 500, one reset — each list succeeds on its second attempt; a timeout is final",
   ...sanitizers,
   fn: async () => {
     await withCluster({
@@ -161,10 +173,15 @@ Deno.test({
       const outs = await Promise.all(
         (["pods", "configmaps", "secrets", "nodes"] as const).map((k) => source.list(KINDS[k])),
       );
-      for (const out of outs) {
+      for (const out of outs.slice(0, 3)) {
         assert.ok(out.ok, JSON.stringify(out));
         assert.equal(out.retries, 1);
       }
+      // The server had the whole request timeout: like client-go, no second attempt.
+      const nodes = outs[3];
+      assert.ok(!nodes.ok && nodes.reason === "error", JSON.stringify(nodes));
+      assert.match(nodes.message, /timed out after 1500 ms$/);
+      assert.equal(requestsTo(fake, "/api/v1/nodes"), 1);
       assert.equal(fake.faultHits.length, 4);
       // Without a fault nothing is retried and nothing says so.
       const clean = await source.list(KINDS.namespaces);
@@ -217,7 +234,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "retry: a persistent delay past the timeout ends within the request's budget",
+  name: "retry: a persistent delay past the timeout ends after one request timeout, not retried",
   ...sanitizers,
   fn: async () => {
     await withCluster({
@@ -229,8 +246,8 @@ Deno.test({
       const out = await source.list(KINDS.pods);
       const ms = Date.now() - t0;
       assert.ok(!out.ok && out.reason === "error", JSON.stringify(out));
-      assert.match(out.message, /timed out after 900 ms/);
-      assert.ok(ms < 1_400, `within the budget (${ms} ms)`);
+      assert.match(out.message, /timed out after 900 ms$/);
+      assert.ok(ms >= 880 && ms < 1_400, `one request timeout (${ms} ms)`);
     });
   },
 });
@@ -332,5 +349,87 @@ Deno.test({
     } finally {
       await source.close();
     }
+  },
+});
+
+Deno.test({
+  name: "retry: Retry-After is honoured up to 10 times (client-go's maxRetries), then the answer stands",
+  ...sanitizers,
+  fn: async () => {
+    const busy = (count?: number): FaultRule[] => [
+      {
+        path: "^/api/v1/pods$",
+        type: "status",
+        status: 429,
+        retryAfterSeconds: 0,
+        ...(count ? { count } : {}),
+      },
+    ];
+    await withCluster({ faults: busy(10) }, async ({ fake, source }) => {
+      const out = await source.list(KINDS.pods);
+      assert.ok(out.ok, JSON.stringify(out));
+      assert.equal(out.retries, 10, "beyond the policy's 3 attempts: the server asked");
+      assert.equal(requestsTo(fake, "/api/v1/pods"), 11);
+    });
+    await withCluster({ faults: busy() }, async ({ fake, source }) => {
+      const out = await source.list(KINDS.pods);
+      assert.ok(!out.ok && out.reason === "error", JSON.stringify(out));
+      assert.match(out.message, /\(after 10 retries\)$/);
+      assert.equal(requestsTo(fake, "/api/v1/pods"), 11);
+    });
+  },
+});
+
+Deno.test({
+  name: "retry: no Retry-After wait ends past the run's deadline",
+  ...sanitizers,
+  fn: async () => {
+    await withCluster({
+      faults: [{ path: "^/api/v1/pods$", type: "status", status: 503, retryAfterSeconds: 1, count: 1 }],
+      deadline: Date.now() + 600,
+    }, async ({ fake, source }) => {
+      const t0 = Date.now();
+      const out = await source.list(KINDS.pods);
+      assert.ok(!out.ok && out.reason === "error", JSON.stringify(out));
+      assert.ok(Date.now() - t0 < 500, "the wait was not started");
+      assert.equal(requestsTo(fake, "/api/v1/pods"), 1);
+    });
+  },
+});
+
+Deno.test({
+  name: "retry: the request timeout starts when a request is sent, not while it waits for a slot",
+  ...sanitizers,
+  fn: async () => {
+    // Each answer takes 400 ms, 2 in flight, 8 lists: the last ones wait ~1.2 s for a slot, longer
+    // than the 700 ms request timeout, and still succeed (kubectl, one request at a time, would too).
+    await withCluster({ latencyMs: 400, maxInFlight: 2, timeoutMs: 700 }, async ({ source }) => {
+      const kinds = ["pods", "configmaps", "secrets", "nodes", "services", "namespaces", "events"] as const;
+      const outs = await Promise.all([...kinds, "pods" as const].map((k) => source.list(KINDS[k])));
+      for (const out of outs) assert.ok(out.ok, JSON.stringify(out));
+    });
+  },
+});
+
+Deno.test({
+  name: "retry: closing the client ends the requests waiting for a slot and the retry waits",
+  ...sanitizers,
+  fn: async () => {
+    await withCluster({
+      latencyMs: 300,
+      maxInFlight: 1,
+      timeoutMs: 60_000,
+      faults: [{ path: "^/api/v1/secrets$", type: "status", status: 503, retryAfterSeconds: 30 }],
+    }, async ({ source }) => {
+      const t0 = Date.now();
+      const outs = Promise.all(
+        (["pods", "configmaps", "secrets", "nodes"] as const).map((k) => source.list(KINDS[k])),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      await source.close();
+      const done = await outs;
+      assert.ok(Date.now() - t0 < 5_000, "nothing waited for its slot or for Retry-After");
+      assert.ok(done.some((o) => !o.ok), JSON.stringify(done));
+    });
   },
 });
