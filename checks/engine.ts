@@ -142,13 +142,16 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   if (problems.length) throw new Error(`invalid check catalog: ${problems.join("; ")}`);
   const instances = expand(input);
   const index = new Map(instances.map((i) => [key(i.def.id, i.clusterLabel, i.peerLabel), i]));
+  const byId = new Map<string, Instance[]>();
+  for (const inst of instances) byId.set(inst.def.id, [...byId.get(inst.def.id) ?? [], inst]);
   for (const inst of instances) {
     inst.deps = resolveDeps(inst, input, index);
-    inst.inputs = resolveInputs(inst, instances);
+    inst.inputs = resolveInputs(inst, byId);
   }
   const signal = input.signal ?? new AbortController().signal;
   // Active checks start when every passive instance that does not wait for them is done.
-  const front = instances.filter((i) => !waitsForActive(i));
+  const waits = new Map<Instance, boolean>();
+  const front = instances.filter((i) => !waitsForActive(i, waits));
   const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, input, signal)));
   for (const inst of instances) if (inst.def.active) inst.gate = passiveDone;
   const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
@@ -157,12 +160,18 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   return { results, diagnosis: diagnosisOf(results, input.catalog), exitCode: exitCodeOf(results) };
 }
 
-/** Whether an instance is active, or waits (through its dependencies or inputs) for an active one. */
-function waitsForActive(inst: Instance, seen = new Set<Instance>()): boolean {
-  if (inst.def.active) return true;
-  if (seen.has(inst)) return false;
-  seen.add(inst);
-  return [...inst.deps, ...inst.inputs].some((d) => waitsForActive(d, seen));
+/**
+ * Whether an instance is active, or waits (through its dependencies or inputs) for an active one;
+ * memoised in `known`, so the whole run costs one walk of the graph.
+ */
+function waitsForActive(inst: Instance, known: Map<Instance, boolean>): boolean {
+  const k = known.get(inst);
+  if (k !== undefined) return k;
+  known.set(inst, false); // a cycle (validateCatalog refuses them) ends here
+  const v = inst.def.active !== undefined ||
+    [...inst.deps, ...inst.inputs].some((d) => waitsForActive(d, known));
+  known.set(inst, v);
+  return v;
 }
 
 /** Layer, then catalog order, then cluster, then peer. */
@@ -275,11 +284,20 @@ function resolveDeps(inst: Instance, input: EngineInput, index: Map<string, Inst
   return deps;
 }
 
-/** The instances of the checks `inst` takes as inputs: on its cluster, or run-wide (active checks). */
-function resolveInputs(inst: Instance, instances: readonly Instance[]): Instance[] {
+/**
+ * The instances of the checks `inst` takes as inputs: run-wide ones (active checks), or on its
+ * cluster — the same peer's when both are per-peer. `byId` indexes the run's instances by check ID,
+ * so a run with thousands of peers does not scan every instance for every instance.
+ */
+function resolveInputs(inst: Instance, byId: ReadonlyMap<string, readonly Instance[]>): Instance[] {
   const ids = inst.def.inputs ?? [];
-  return instances.filter((i) =>
-    ids.includes(i.def.id) && (i.def.active !== undefined || i.clusterLabel === inst.clusterLabel)
+  if (ids.length === 0) return [];
+  return ids.flatMap((id) =>
+    (byId.get(id) ?? []).filter((i) =>
+      i.def.active !== undefined ||
+      (i.clusterLabel === inst.clusterLabel &&
+        (!i.def.perPeer || !inst.def.perPeer || i.peerLabel === inst.peerLabel))
+    )
   );
 }
 

@@ -313,6 +313,8 @@ Deno.test("a peer found without its ForeignCluster (unreadable) has every check 
   assert.equal(out.results[0].status, "unknown");
   assert.match(out.results[0].summary, /^forbidden: foreignclusters on ctx/);
   assert.equal(out.exitCode, 1);
+});
+
 Deno.test("a per-peer check reads the same peer's per-peer input", async () => {
   const out = await runEngine(input(
     [
