@@ -10,7 +10,7 @@ import { activeGatewayPod, type GatewayRef } from "../../liqo/lookups.ts";
 import { contains, isIPv6 } from "../../probes/cidr.ts";
 import { TUNNEL_PREFIX } from "../../probes/wireguard.ts";
 import { lookupGateway } from "../common/gateway.ts";
-import { GW_KINDS } from "./_story.ts";
+import { execFix, GW_KINDS } from "./_story.ts";
 import { fix, kubectlIn, liqoctl, note, remoteKubeconfig } from "../remediation.ts";
 
 /** WireGuard's per-packet overhead over IPv4 / IPv6 (`docs/usage/peer.md`). */
@@ -66,6 +66,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   let tunnelMtu: { mtu: number; source: string } | null = null;
   let livePeers: string[] = [];
   const ev = await ctx.probes.wireguard(ctx.cluster.name, gw.namespace, pod.metadata.name);
+  let failedExec: Parameters<typeof execFix>[0] | null = null;
   if (ev.ok) {
     const live = Object.entries(ev.mtu).filter(([n]) => n.startsWith(TUNNEL_PREFIX));
     if (live.length > 0) {
@@ -81,6 +82,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     else notes.push("eth0 MTU not read");
   } else {
     notes.push(`gateway pod interfaces not read: ${ev.message}`);
+    if (ev.reason === "forbidden") failedExec = ev;
   }
   if (!tunnelMtu) {
     const spec = gw.object.spec?.mtu;
@@ -121,7 +123,8 @@ async function run(ctx: CheckContext): Promise<Outcome> {
       status: "unknown",
       summary: `underlay MTU unknown: ${notes[0] ?? "eth0 MTU not read"}`,
       evidence,
-      remediation: fix(
+      // Exec forbidden: the same exec by hand fails the same way, so name the missing verb instead.
+      remediation: failedExec ? execFix(failedExec) : fix(
         kubectlIn(
           "local",
           gw.namespace,

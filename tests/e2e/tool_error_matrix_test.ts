@@ -283,7 +283,7 @@ Deno.test({
           fault === "hang" ? "3s" : "10s",
           // Watch this long, then stop (`--timeout` past its bound is exit 3 in every command).
           "--wait",
-          "8s",
+          "12s",
           "--kubeconfig",
           k.path[fault],
         ], { permissions: PERMISSIONS }),
