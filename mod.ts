@@ -46,9 +46,19 @@ export type {
   ReportResult,
   ReportSection,
   ReportSummary,
+  RunStop,
   SkipKind,
   Status,
 } from "./report/model.ts";
+/** A check's fix as data (`CheckResult.remediation`): argv and the cluster each command runs on. */
+export type {
+  ChainedCommand,
+  ClusterWord,
+  RemediationCommand,
+  RemediationStep as CheckRemediationStep,
+  RunsOn,
+  Word,
+} from "./checks/remediation.ts";
 export type {
   ActiveMatrix,
   ActiveRunRecord,

@@ -57,6 +57,7 @@ export interface RemediationCommand {
 export interface ChainedCommand {
   /** `|`: pipe into it; `&&`: run it when the previous one succeeded. */
   readonly op: "|" | "&&";
+  /** The command that follows the operator. */
   readonly command: RemediationCommand;
 }
 

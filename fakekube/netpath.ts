@@ -410,12 +410,12 @@ export class Network {
    * larger don't-fragment send fails locally with EMSGSIZE — iputils prints the cached value as
    * `local error: message too long, mtu=X`. `learnPathMtu` records one, `cachedPathMtu` reads it.
    */
-  learnPathMtu(key: string, addr: string, mtu: number, now = Date.now()): void {
+  learnPathMtu(key: string, addr: string, mtu: number, now: number = Date.now()): void {
     this.#pmtu.set(`${key}|${addr}`, { mtu, expires: now + PMTU_EXPIRES_MS });
   }
 
   /** The cached path MTU toward `addr` from `key`'s namespace, null when none or expired. */
-  cachedPathMtu(key: string, addr: string, now = Date.now()): number | null {
+  cachedPathMtu(key: string, addr: string, now: number = Date.now()): number | null {
     const hit = this.#pmtu.get(`${key}|${addr}`);
     return hit && hit.expires > now ? hit.mtu : null;
   }
