@@ -17,8 +17,8 @@ function loose(id: string): string {
   return id.toUpperCase().replace(/[^A-Z0-9]/g, "").replace(/(^|[A-Z])0+(?=\d)/g, "$1");
 }
 
-/** Levenshtein distance, for typo suggestions. */
-function distance(a: string, b: string): number {
+/** Levenshtein distance, for typo suggestions (check IDs here, command-line names in cli/suggest.ts). */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let prev = row[0];
@@ -44,7 +44,7 @@ export function resolveCheckId(input: string, catalog: readonly Pick<CheckDef, "
   const key = loose(typed);
   const same = catalog.filter((c) => loose(c.id) === key).map((c) => c.id);
   if (same.length) return { ok: false, input: typed, suggestions: same };
-  const near = key ? catalog.filter((c) => distance(key, loose(c.id)) <= 1).map((c) => c.id) : [];
+  const near = key ? catalog.filter((c) => editDistance(key, loose(c.id)) <= 1).map((c) => c.id) : [];
   if (near.length === 1) return { ok: false, input: typed, suggestions: near };
   const prefix = key.replace(/\d+$/, "");
   const family = prefix

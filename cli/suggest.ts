@@ -2,21 +2,7 @@
  * "Did you mean …?" for names typed on the command line (commands, layers, demo scenarios): the
  * candidates within a small edit distance of what was typed, or sharing its start. Pure.
  */
-
-/** Levenshtein distance between `a` and `b`. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
+import { editDistance } from "../checks/ids.ts";
 
 /**
  * The candidates `typed` most likely meant (case ignored): those nearest within a third of its
@@ -26,7 +12,9 @@ export function suggestions(typed: string, candidates: readonly string[]): strin
   const t = typed.trim().toLowerCase();
   if (!t) return [];
   const bound = Math.min(3, Math.max(1, Math.floor(t.length / 3)));
-  const scored = candidates.map((c) => ({ c, d: distance(t, c.toLowerCase()) })).filter((s) => s.d <= bound);
+  const scored = candidates.map((c) => ({ c, d: editDistance(t, c.toLowerCase()) })).filter((s) =>
+    s.d <= bound
+  );
   if (scored.length) {
     const best = Math.min(...scored.map((s) => s.d));
     return scored.filter((s) => s.d === best).map((s) => s.c);

@@ -9,7 +9,7 @@ import type { LifecycleController } from "../lifecycle.ts";
 import type { PermissionTable } from "../admission.ts";
 import type { Resource } from "../resources.ts";
 import { forbiddenResponse } from "../status.ts";
-import type { FakeClusterConfig } from "../server.ts";
+import type { FakeClusterConfig } from "../config.ts";
 import type { WatchHub } from "../watch.ts";
 import type { WriteContext } from "../writes.ts";
 
