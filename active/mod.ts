@@ -11,6 +11,7 @@ import { dependentsIn, findCheckIn, PASSIVE_CHECKS } from "../checks/catalog.ts"
 import type { CheckDef } from "../checks/types.ts";
 import { PROBE_CHECKS, type ProbeCheckDef } from "./catalog.ts";
 import type { ActivePhaseInput, ActiveRun } from "./phase.ts";
+import type { PreflightPhaseInput, PreflightRun } from "./preflight/phase.ts";
 import type { CleanupRecord } from "./model.ts";
 import type { ProbeTarget } from "./fleet/target.ts";
 
@@ -36,6 +37,8 @@ export type { StopCause } from "./fleet/signals.ts";
 export { cleanupCommand, clusterFlags, probeTarget } from "./fleet/target.ts";
 export { newRunId, parseRunId } from "./fleet/run_id.ts";
 export { printImages, PROBE_IMAGES, resolveImages } from "./fleet/images.ts";
+export { PREFLIGHT_PROBE_CHECKS } from "./preflight/catalog.ts";
+export type { PreflightPhaseInput, PreflightProbeOptions, PreflightRun } from "./preflight/phase.ts";
 
 /** Every check FlyingFish knows, passive and active, in layer order. */
 export const CATALOG: readonly CheckDef[] = [...PASSIVE_CHECKS, ...PROBE_CHECKS];
@@ -59,6 +62,12 @@ export function findProbeCheck(id: string): ProbeCheckDef | undefined {
 export async function createActivePhase(input: ActivePhaseInput): Promise<ActiveRun> {
   const { createActivePhase } = await import("./phase.ts");
   return createActivePhase(input);
+}
+
+/** Opens the preflight phase of `flyingfish preflight --probe` (active/preflight/phase.ts). */
+export async function createPreflightPhase(input: PreflightPhaseInput): Promise<PreflightRun> {
+  const { createPreflightPhase } = await import("./preflight/phase.ts");
+  return createPreflightPhase(input);
 }
 
 /**

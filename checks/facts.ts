@@ -47,4 +47,24 @@ export interface GenevePathReading {
 export interface CheckFacts {
   /** PROBE-MATRIX: each end's nodes and their Geneve paths (FAB-03's active half). */
   genevePaths?: readonly GenevePathReading[];
+  /** PF-DIR / PF-MTU: the preflight path and the `liqoctl peer` flags it calls for. */
+  preflightPath?: PreflightPathFacts;
+}
+
+/**
+ * What preflight's UDP echo (PF-UDP, judged into PF-DIR) found of the path a tunnel would take, for
+ * the verdict's `liqoctl peer` line: where the gateway server should live and how it is exposed.
+ */
+export interface PreflightPathFacts {
+  /** Where the gateway server should live; null: no direction carried the echo. */
+  serverSide: "consumer" | "provider" | null;
+  /** The Service type the working direction used. */
+  serviceType: "LoadBalancer" | "NodePort" | null;
+  /** The port the client reached (the Service port, or the NodePort). */
+  port: number | null;
+  /** NAT settings the client side needs (`--gw-client-address/--gw-client-port`), when it needs them. */
+  clientAddress?: string;
+  clientPort?: number;
+  /** The safe tunnel MTU found by PF-MTU (`--mtu`), when it is below Liqo's default. */
+  mtu?: number;
 }
