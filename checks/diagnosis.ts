@@ -81,6 +81,20 @@ export function diagnosisOf(
   };
 }
 
+/**
+ * Whether a failure follows from a root failure, by the rule {@link diagnosisOf} applies (for
+ * `flyingfish diff`, which marks the transitions its answer explains). The graph is built once.
+ */
+export function explainer(
+  catalog: readonly CheckDef[],
+): (
+  root: Pick<CheckResult, "id" | "cluster" | "peer">,
+  f: Pick<CheckResult, "id" | "cluster" | "peer">,
+) => boolean {
+  const graph = dependencyGraph(catalog);
+  return (root, f) => explains(root, f, graph);
+}
+
 interface DependencyGraph {
   /** Check ID → every check it needs, transitively. */
   ancestors: ReadonlyMap<string, ReadonlySet<string>>;
@@ -109,18 +123,22 @@ function dependencyGraph(catalog: readonly CheckDef[]): DependencyGraph {
 }
 
 /** The clusters a result was observed on: one, or both of a dual check's "A ↔ B". */
-function clustersOf(r: CheckResult): string[] {
+function clustersOf(r: Pick<CheckResult, "cluster">): string[] {
   return r.cluster.split(" ↔ ");
 }
 
 /** The peering a per-peer result speaks for, as a sorted pair of cluster names (null: cluster-wide). */
-function peeringOf(r: CheckResult): string | null {
+function peeringOf(r: Pick<CheckResult, "cluster" | "peer">): string | null {
   if (r.peer === null) return null;
   return [clustersOf(r)[0], r.peer].sort().join(" ⇄ ");
 }
 
 /** Whether `f` is a consequence of the root failure `root` (see {@link diagnosisOf}). */
-function explains(root: CheckResult, f: CheckResult, graph: DependencyGraph): boolean {
+function explains(
+  root: Pick<CheckResult, "id" | "cluster" | "peer">,
+  f: Pick<CheckResult, "id" | "cluster" | "peer">,
+  graph: DependencyGraph,
+): boolean {
   const needsRoot = graph.ancestors.get(f.id)?.has(root.id) ?? false;
   const peering = peeringOf(root);
   if (peering === null) return needsRoot && clustersOf(f).some((c) => clustersOf(root).includes(c));

@@ -9,7 +9,7 @@ import { type OnExpiry, withDeadline } from "./deadline.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import { objectLabel } from "../kube/depth.ts";
-import type { CollectTarget } from "../collect/collect.ts";
+import type { CollectedBundle, CollectTarget } from "../collect/collect.ts";
 import type { ClusterReader } from "../kube/live/logs.ts";
 import type { KubeConfig } from "../kube/kubeconfig.ts";
 
@@ -191,64 +191,10 @@ async function capture(
   timeoutMs: number,
   onExpiry: OnExpiry,
 ): Promise<number> {
-  const [{ collectBundle }, { packBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
-    import("../collect/collect.ts"),
-    import("../kube/bundle.ts"),
-    import("../diagnose/run.ts"),
-    import("../checks/catalog.ts"),
-  ]);
-
-  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
-  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
-  const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
-  onExpiry(async () => {
-    for (const t of targets) await t.source?.close();
-  });
-  const secrets = [...local.secrets];
-  const leaveOut = (err: ToolError): void => {
-    const error = `remote cluster unavailable: ${err.message}`;
-    console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
-    targets.push({ role: "remote", source: null, reader: null, error });
-  };
-  // A run-ending error of the remote's reads after its /version answered (credentials rejected on
-  // the lists): the capture is made again without it, as when it is unreachable.
-  let remoteRejected: ToolError | null = null;
-  if (dual) {
-    const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
-    try {
-      const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
-      const source = rejectionsOf(remote.source, (err) => remoteRejected ??= err);
-      targets.push({ role: "remote", source, reader: remote.reader });
-      secrets.push(...remote.secrets);
-    } catch (err) {
-      if (err instanceof PermissionError || !(err instanceof ToolError)) {
-        await local.source.close();
-        throw err;
-      }
-      leaveOut(err);
-    }
-  }
-
+  const { packBundle } = await import("../kube/bundle.ts");
   const progress = opts.quiet ? { update: () => {}, done: () => {} } : progressLine();
   try {
-    const collect = () =>
-      collectBundle(targets, {
-        kinds: kindsFor(PASSIVE_CHECKS),
-        sampleIntervalMs,
-        redactIps: opts.redactIps === true,
-        peers: opts.peer,
-        knownSecrets: secrets,
-        onProgress: progress.update,
-      });
-    const bundle = await collect().catch(async (err) => {
-      const rejected = remoteRejected as ToolError | null;
-      if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
-      const i = targets.findIndex((t) => t.role === "remote");
-      await targets[i].source?.close();
-      targets.splice(i, 1);
-      leaveOut(rejected);
-      return await collect();
-    });
+    const bundle = await captureLive(opts, sampleIntervalMs, timeoutMs, onExpiry, progress.update);
     progress.update("compressing");
     const bytes = await packBundle(bundle.entries);
     try {
@@ -288,6 +234,84 @@ async function capture(
     return 0;
   } finally {
     progress.done();
+  }
+}
+
+/** The clusters a live capture reads: the kubeconfig flags of `collect` (and of `diff`'s live side). */
+export type LiveCaptureFlags = Pick<
+  CollectCommandOptions,
+  "kubeconfig" | "context" | "remoteKubeconfig" | "remoteContext" | "peer" | "redactIps"
+>;
+
+/**
+ * Opens the clusters the flags name, captures them into a redacted bundle in memory (collect's own
+ * capture: the same objects, the same redaction) and closes them again, also on expiry. A remote
+ * that cannot be reached is left out with the reason, as by `collect`.
+ */
+export async function captureLive(
+  opts: LiveCaptureFlags,
+  sampleIntervalMs: number,
+  timeoutMs: number,
+  onExpiry: OnExpiry,
+  onProgress: (message: string) => void,
+): Promise<CollectedBundle> {
+  const [{ collectBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
+    import("../collect/collect.ts"),
+    import("../diagnose/run.ts"),
+    import("../checks/catalog.ts"),
+  ]);
+  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
+  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
+  const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
+  onExpiry(async () => {
+    for (const t of targets) await t.source?.close();
+  });
+  const secrets = [...local.secrets];
+  const leaveOut = (err: ToolError): void => {
+    const error = `remote cluster unavailable: ${err.message}`;
+    console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
+    targets.push({ role: "remote", source: null, reader: null, error });
+  };
+  // A run-ending error of the remote's reads after its /version answered (credentials rejected on
+  // the lists): the capture is made again without it, as when it is unreachable.
+  let remoteRejected: ToolError | null = null;
+  if (dual) {
+    const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
+    try {
+      const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
+      const source = rejectionsOf(remote.source, (err) => remoteRejected ??= err);
+      targets.push({ role: "remote", source, reader: remote.reader });
+      secrets.push(...remote.secrets);
+    } catch (err) {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) {
+        await local.source.close();
+        throw err;
+      }
+      leaveOut(err);
+    }
+  }
+
+  try {
+    const collect = () =>
+      collectBundle(targets, {
+        kinds: kindsFor(PASSIVE_CHECKS),
+        sampleIntervalMs,
+        redactIps: opts.redactIps === true,
+        peers: opts.peer,
+        knownSecrets: secrets,
+        onProgress,
+      });
+    const bundle = await collect().catch(async (err) => {
+      const rejected = remoteRejected as ToolError | null;
+      if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
+      const i = targets.findIndex((t) => t.role === "remote");
+      await targets[i].source?.close();
+      targets.splice(i, 1);
+      leaveOut(rejected);
+      return await collect();
+    });
+    return bundle;
+  } finally {
     // Closing a source closes the client its reader shares.
     for (const t of targets) await t.source?.close();
   }

@@ -291,6 +291,41 @@ export function buildProgram(): Command {
       Deno.exitCode = await runCollectCommand(opts);
     });
 
+  const diff = withKubeconfigOptions(
+    program.command("diff")
+      .description(
+        "what changed since it worked: compare two diagnoses (collect bundles, or a bundle and the live cluster) — check results first, then the objects behind them",
+      )
+      .argument("<before>", "a bundle written by `flyingfish collect` (the earlier side)")
+      .argument("[after]", "a second bundle; absent: the live cluster the kubeconfig flags name"),
+    "check",
+  )
+    .addOption(peerOption())
+    .addOption(
+      formatOption(
+        [...FORMATS, "html"] as const,
+        (v) => `To write the output to a file, use --output-file ${v}.`,
+      )
+        .default("text" as const),
+    )
+    .option(
+      "-f, --output-file <file>",
+      "write the diff to this file (needs --allow-write); stdout when absent or -",
+    )
+    .option(
+      "--sample-interval <duration>",
+      "live side: time between the two `wg show` samples",
+      RUN_DEFAULTS.sampleInterval,
+    );
+  withTimeoutOptions(diff)
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .option("-v, --verbose", "every changed field of every object")
+    .option("-q, --quiet", "no progress lines on stderr")
+    .action(async (before, after, opts) => {
+      const { runDiffCommand } = await import("./diff_cmd.ts");
+      Deno.exitCode = await runDiffCommand(after === undefined ? [before] : [before, after], opts);
+    });
+
   const serve = withKubeconfigOptions(
     program.command("serve").description(
       "re-check every --interval and serve Prometheus /metrics, the report (/report JSON, / HTML), /healthz and /readyz; in a pod with no kubeconfig, uses its service account",

@@ -1,0 +1,12 @@
+import { sideOf } from "./support.ts";
+import { diffSides } from "../../diff/diff.ts";
+import { PASSIVE_CHECKS } from "../../checks/catalog.ts";
+import { renderDiffText } from "../../render/diff_text.ts";
+const [a, b] = Deno.args;
+const t0 = performance.now();
+const now = new Date();
+const before = await sideOf(a, undefined, now);
+const after = await sideOf(b, undefined, now);
+const d = diffSides(before, after, PASSIVE_CHECKS);
+console.log(renderDiffText(d, { color: false }));
+console.log("ms", Math.round(performance.now() - t0));
