@@ -123,7 +123,10 @@ export function identityOf(kind: KindId, o: K8sObject): string {
   const ns = o.metadata.namespace ?? "";
   if (kind !== "pods") return `${ns}/${o.metadata.name}`;
   const owner = o.metadata.ownerReferences?.find((r) => r.controller) ?? o.metadata.ownerReferences?.[0];
-  const gen = typeof o.metadata.generateName === "string" ? o.metadata.generateName : null;
+  // Without generateName (a hand-written object), the generated suffix is the name's last segment.
+  const gen = typeof o.metadata.generateName === "string"
+    ? o.metadata.generateName
+    : /^(.+-)[a-z0-9]{5}$/.exec(o.metadata.name)?.[1] ?? null;
   if (!owner || !gen) return `${ns}/${o.metadata.name}`;
   let base = gen.replace(/-$/, "");
   const hash = o.metadata.labels?.[TEMPLATE_HASH];
