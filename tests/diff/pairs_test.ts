@@ -27,7 +27,16 @@ function field(d: DiffReport, kind: string, name: string, path: RegExp) {
   return { object: o, field: f };
 }
 
-const show = (d: DiffReport) => JSON.stringify({ answer: d.answer?.id, transitions: d.transitions, objects: d.objects.map((o) => o.summary) }, null, 1);
+const show = (d: DiffReport) =>
+  JSON.stringify(
+    {
+      answer: d.answer?.id,
+      transitions: d.transitions,
+      objects: d.objects.map((o) => o.summary),
+    },
+    null,
+    1,
+  );
 
 Deno.test("diff: a gateway recreated with a new key → TUN-04, the gateway Secret's public key (fingerprints only)", async () => {
   const d = await pair("dual-healthy", "dual-tun-stale-publickey");
@@ -84,7 +93,9 @@ Deno.test("diff: Liqo's version changed on one side → ENV-02, the controller-m
   const d = await pair("dual-healthy", "dual-version-skew");
   assert.equal(d.exitCode, 2);
   assert.equal(d.answer?.id, "ENV-02", show(d));
-  const image = d.objects.flatMap((o) => o.fields.filter((f) => f.label === "image (version)").map((f) => ({ o, f })));
+  const image = d.objects.flatMap((o) =>
+    o.fields.filter((f) => f.label === "image (version)").map((f) => ({ o, f }))
+  );
   assert.ok(image.some(({ o }) => o.kind === "Deployment" && o.name === "liqo-controller-manager"), show(d));
   assert.ok(image.every(({ o }) => o.cluster === "remote"), "only milan changed");
   assert.notEqual(d.before.clusters[1].liqoVersion, d.after.clusters[1].liqoVersion);
@@ -94,11 +105,17 @@ Deno.test("diff: Liqo's version changed on one side → ENV-02, the controller-m
 const addNode: Edit = (_cluster, objects) => {
   const worker = objects.find((o) => o.kind === "Node" && o.metadata.name === "rome-worker-2");
   assert.ok(worker);
-  const node = structuredClone(worker) as K8sObject & { status: { addresses: { type: string; address: string }[] } };
+  const node = structuredClone(worker) as K8sObject & {
+    status: { addresses: { type: string; address: string }[] };
+  };
   node.metadata = { ...node.metadata, name: "rome-worker-9", uid: crypto.randomUUID() };
   node.metadata.labels = { ...node.metadata.labels, "kubernetes.io/hostname": "rome-worker-9" };
   node.status.addresses = node.status.addresses.map((a) =>
-    a.type === "InternalIP" ? { ...a, address: "10.0.0.99" } : a.type === "Hostname" ? { ...a, address: "rome-worker-9" } : a
+    a.type === "InternalIP"
+      ? { ...a, address: "10.0.0.99" }
+      : a.type === "Hostname"
+      ? { ...a, address: "rome-worker-9" }
+      : a
   );
   return [...objects, node];
 };
