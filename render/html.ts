@@ -27,6 +27,7 @@ import {
   varyingScopes,
 } from "../report/model.ts";
 import { MARKS } from "./text.ts";
+import { diffHtmlSection } from "./diff_html.ts";
 import { hopsOf } from "../report/hops.ts";
 import { commentPlacement } from "../report/remediation.ts";
 import { isNeedsRemote } from "../report/skips.ts";
@@ -392,6 +393,15 @@ export function renderHtml(report: Report): string {
     } · ${s.fail} failed · ${s.skip} skipped · ${s.unknown} unknown` +
       ` (${s.total} checks)</p>`,
   );
+
+  if (report.changedSinceHealthy) {
+    body.push(
+      `<section id="since-healthy"><h2>What changed since it last worked</h2>`,
+      `<p>compared with the last healthy round (${h(report.changedSinceHealthy.before.takenAt)})</p>`,
+      diffHtmlSection(report.changedSinceHealthy),
+      `</section>`,
+    );
+  }
 
   // Layer chips + data path
   body.push(`<h2>Data path</h2><div class="chips">`);

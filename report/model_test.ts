@@ -72,15 +72,19 @@ Deno.test("summarize counts statuses and the total", () => {
 Deno.test("canonical puts keys in schema order", () => {
   const r = sampleReport();
   const shuffled = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
-  // `stopped` and `active` are optional: a passive report that ran to its end has every other key, in order.
-  const optional = ["active", "stopped"];
+  // `stopped`, `active` and `changedSinceHealthy` are optional: a passive report that ran to its end has every
+  // other key, in order.
+  const optional = ["active", "stopped", "changedSinceHealthy"];
   assert.deepEqual(Object.keys(canonical(shuffled)), REPORT_KEYS.filter((k) => !optional.includes(k)));
   assert.deepEqual(
     Object.keys(canonical({ ...shuffled, active: null })),
-    REPORT_KEYS.filter((k) => k !== "stopped"),
+    REPORT_KEYS.filter((k) => k !== "stopped" && k !== "changedSinceHealthy"),
   );
   const stopped = { by: "SIGINT" as const, message: "interrupted" };
-  assert.deepEqual(Object.keys(canonical({ ...shuffled, active: null, stopped })), [...REPORT_KEYS]);
+  assert.deepEqual(
+    Object.keys(canonical({ ...shuffled, active: null, stopped })),
+    REPORT_KEYS.filter((k) => k !== "changedSinceHealthy"),
+  );
 });
 
 Deno.test("varyingScopes and formatDuration", () => {

@@ -15,6 +15,7 @@ import type { AlsoFailing, Diagnosis } from "../checks/diagnosis.ts";
 import { type Invocation, InvocationSchema } from "./invocation.ts";
 import { type ReportStep, ReportStepSchema } from "./remediation.ts";
 import { type ActiveRunRecord, ActiveRunRecordSchema } from "./active.ts";
+import { type DiffReport, DiffReportSchema } from "./diff_schema.ts";
 
 /** Version of the report document shape. */
 export const SCHEMA_VERSION = "2";
@@ -170,6 +171,11 @@ export interface Report {
    * not a verdict, and `exitCode` is the process's (130, 3). Absent: the run ran to its end.
    */
   stopped?: RunStop;
+  /**
+   * `watch` and `serve`: what changed since the last healthy round (`flyingfish diff` of that round
+   * and this one), set on a round with a failure once a healthy round was seen. Absent otherwise.
+   */
+  changedSinceHealthy?: DiffReport;
 }
 
 /** Why a run did not finish. */
@@ -366,6 +372,10 @@ const reportObject = z.object({
   active: ActiveRunRecordSchema.nullable().optional().describe(
     "The active probe run (flyingfish probe, check --active): run id, mode, peer, the objects it " +
       "created and what became of them, excluded nodes, images, the reachability matrix; absent for passive runs",
+  ),
+  changedSinceHealthy: DiffReportSchema.optional().describe(
+    "watch and serve: what changed since the last healthy round (the flyingfish diff document), on a round " +
+      "with a failure once a healthy round was seen; absent otherwise",
   ),
 }).meta({
   title: "FlyingFish report",

@@ -10,12 +10,16 @@ import { DiffReportSchema } from "../../report/diff_schema.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 
 const WRITE = [...CLI_PERMISSIONS, "--allow-write"];
-const show = (r: { code: number; stdout: string; stderr: string }) => `exit ${r.code}\n${r.stderr}\n${r.stdout.slice(0, 3000)}`;
+const show = (r: { code: number; stdout: string; stderr: string }) =>
+  `exit ${r.code}\n${r.stderr}\n${r.stdout.slice(0, 3000)}`;
 
 Deno.test("diff CLI: collect before and after a break; bundle ↔ bundle and bundle ↔ live name GW-02 and the Service", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "ff-diff-" });
   const now = new Date();
-  const [healthy, broken] = await Promise.all([loadScenario("healthy-provider"), loadScenario("gw-lb-pending")]);
+  const [healthy, broken] = await Promise.all([
+    loadScenario("healthy-provider"),
+    loadScenario("gw-lb-pending"),
+  ]);
   const served = await serveScenario(healthy, { ...FAKE_CLOCK, now });
   try {
     const kc = `${tmp}/milan.kubeconfig`;
@@ -45,10 +49,20 @@ Deno.test("diff CLI: collect before and after a break; bundle ↔ bundle and bun
     assert.ok(svc?.answerReads, show(bundles));
     assert.ok(svc.fields.some((f) => f.label === "LoadBalancer address" && f.after === null));
 
-    const live = await runCli(["diff", `${tmp}/before.tar.gz`, "--kubeconfig", kc, "--sample-interval", SAMPLE_INTERVAL]);
+    const live = await runCli([
+      "diff",
+      `${tmp}/before.tar.gz`,
+      "--kubeconfig",
+      kc,
+      "--sample-interval",
+      SAMPLE_INTERVAL,
+    ]);
     assert.equal(live.code, 2, show(live));
     assert.match(live.stdout, /what broke ✗ GW-02/);
-    assert.match(live.stdout, /LoadBalancer address \(status\.loadBalancer\.ingress\[203\.0\.113\.50\]\): 203\.0\.113\.50 → \(none\)/);
+    assert.match(
+      live.stdout,
+      /LoadBalancer address \(status\.loadBalancer\.ingress\[203\.0\.113\.50\]\): 203\.0\.113\.50 → \(none\)/,
+    );
     assert.match(live.stdout, /after +live:/);
 
     const usage = await runCli(["diff", `${tmp}/before.tar.gz`]);
