@@ -138,8 +138,27 @@ Deno.test({
       assert.ok(
         (value(m, "flyingfish_last_successful_round_timestamp_seconds", {}) ?? 0) * 1000 > now.getTime(),
       );
+      // Healthy: nothing to say at /diff. Broken again: what changed since the healthy round, at /diff,
+      // in /report's JSON and in the HTML report.
+      const none = await fetch(`${base}/diff`);
+      assert.equal(none.status, 204);
+      assert.equal(none.headers.get("x-flyingfish-reason"), "the latest round has no failure");
+      const again = await buildClusterConfig(broken, broken.run.local, now);
+      cluster.replaceObjects(again.objects, again.wireguard);
+      await until("/diff after the break", 20_000, async () => {
+        const r = await fetch(`${base}/diff`);
+        await r.body?.cancel();
+        return r.status === 200;
+      });
+      const diff = await (await fetch(`${base}/diff`)).json();
+      assert.equal(diff.kind, "flyingfish-diff");
+      assert.equal(diff.answer.id, broken.expect.diagnosis);
+      assert.equal(diff.exitCode, 2);
+      const since = (await (await fetch(`${base}/report`)).json()).changedSinceHealthy;
+      assert.equal(since?.answer?.id, broken.expect.diagnosis);
+      assert.match(await (await fetch(`${base}/`)).text(), /What changed since it last worked/);
       // No secret in anything served.
-      for (const path of ["/metrics", "/report", "/"]) {
+      for (const path of ["/metrics", "/report", "/", "/diff"]) {
         assert.ok(!(await (await fetch(`${base}${path}`)).text()).includes(cluster.token), path);
       }
     } finally {
