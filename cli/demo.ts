@@ -18,6 +18,7 @@ import { GATEWAY_LABELS } from "../liqo/names.ts";
 import { shellQuote } from "../kube/rerun.ts";
 import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
+import type { Format } from "../render/render.ts";
 import { RUN_DEFAULTS, RUN_DEFAULTS_MS } from "../diagnose/defaults.ts";
 
 /** Options of the demo command. */
@@ -27,6 +28,8 @@ export interface DemoOptions {
   active?: string | boolean;
   /** `--serve`: keep the fake cluster(s) up until Ctrl-C, for kubectl and every command. */
   serve?: boolean;
+  /** `--diff <after>`: `flyingfish diff` of the scenario (before) and this one (after). */
+  diff?: string;
   output: string;
   color: boolean;
   verbose?: boolean;
@@ -35,6 +38,14 @@ export interface DemoOptions {
 /** Runs the demo; returns the exit code of the check it ran. */
 export async function runDemo(name: string, opts: DemoOptions): Promise<number> {
   useTestdata(demoTestdata());
+  if (opts.diff !== undefined) {
+    const { runDemoDiff } = await import("./demo_diff.ts");
+    return await runDemoDiff(name, opts.diff, {
+      output: opts.output as Format,
+      color: opts.color,
+      verbose: opts.verbose,
+    });
+  }
   if (opts.serve && !opts.list && opts.active !== true) {
     return await serveDemo(
       typeof opts.active === "string" ? opts.active : name,

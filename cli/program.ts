@@ -448,6 +448,7 @@ export function buildProgram(): Command {
         "text" as const,
       ),
     )
+    .option("--diff <after>", "`flyingfish diff` of the scenario (before) and this scenario (after)")
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .action(async (scenario, opts) => {

@@ -64,6 +64,9 @@ export function layerOf(kind: KindId, o: K8sObject): Layer {
   return KIND_LAYER[kind];
 }
 
+/** The kinds that carry a gateway endpoint (`endpoint.addresses/port/protocol`). */
+const ENDPOINT_KINDS = ["GatewayServer", "GatewayClient", "WgGatewayServer", "WgGatewayClient"];
+
 /** Liqo's words for the fields that matter, by kind and path (first match wins). */
 const FIELD_LABELS: readonly { kinds: readonly string[]; path: RegExp; label: string }[] = [
   {
@@ -71,7 +74,7 @@ const FIELD_LABELS: readonly { kinds: readonly string[]; path: RegExp; label: st
     path: /endpoint\.addresses/,
     label: "gateway endpoint address",
   },
-  { kinds: ["GatewayServer", "GatewayClient"], path: /endpoint\.port$/, label: "gateway endpoint port" },
+  { kinds: ENDPOINT_KINDS, path: /endpoint\.port$/, label: "gateway endpoint port" },
   {
     kinds: ["GatewayServer", "GatewayClient"],
     path: /endpoint\.protocol$/,
