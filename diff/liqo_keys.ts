@@ -70,13 +70,13 @@ const ENDPOINT_KINDS = ["GatewayServer", "GatewayClient", "WgGatewayServer", "Wg
 /** Liqo's words for the fields that matter, by kind and path (first match wins). */
 const FIELD_LABELS: readonly { kinds: readonly string[]; path: RegExp; label: string }[] = [
   {
-    kinds: ["GatewayServer", "GatewayClient"],
+    kinds: ENDPOINT_KINDS,
     path: /endpoint\.addresses/,
     label: "gateway endpoint address",
   },
   { kinds: ENDPOINT_KINDS, path: /endpoint\.port$/, label: "gateway endpoint port" },
   {
-    kinds: ["GatewayServer", "GatewayClient"],
+    kinds: ENDPOINT_KINDS,
     path: /endpoint\.protocol$/,
     label: "gateway endpoint protocol",
   },
