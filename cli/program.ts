@@ -459,7 +459,12 @@ export function buildProgram(): Command {
 
   program.command("schema")
     .description("print the JSON Schema of what -o json prints: the report, or the error document (exit 3)")
-    .action(async () => {
+    .option("--diff", "the schema of `flyingfish diff -o json` instead")
+    .action(async (opts) => {
+      if (opts.diff) {
+        const { diffJsonSchema } = await import("../report/diff_schema.ts");
+        return void console.log(JSON.stringify(diffJsonSchema(), null, 2));
+      }
       const { publishedSchema } = await import("../report/error_doc.ts");
       console.log(JSON.stringify(publishedSchema(), null, 2));
     });

@@ -43,6 +43,8 @@ export interface SideCapture {
   mode: "snapshot" | "live";
   report: Report;
   clusters: ClusterCapture[];
+  /** True when the side's IPv4 addresses were pseudonymised (`collect --redact-ips`): they do not compare. */
+  ipsPseudonymised?: boolean;
 }
 
 function kindIdOf(spec: KindSpec): KindId | null {

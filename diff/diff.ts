@@ -7,7 +7,13 @@
 import type { CheckDef } from "../checks/types.ts";
 import { LAYERS } from "../report/model.ts";
 import { KINDS } from "../kube/kinds.ts";
-import { DIFF_SCHEMA_VERSION, type DiffReport, type DiffSide } from "../report/diff_schema.ts";
+import {
+  DIFF_SCHEMA_VERSION,
+  type DiffField,
+  type DiffObjectChange,
+  type DiffReport,
+  type DiffSide,
+} from "../report/diff_schema.ts";
 import { VERSION } from "../version.ts";
 import type { SideCapture } from "./capture.ts";
 import { diffResults } from "./results.ts";
@@ -29,6 +35,47 @@ function sideOf(s: SideCapture): DiffSide {
   };
 }
 
+/**
+ * The Liqo and Kubernetes versions of each cluster (the reports' `clusters[]`: the controller-manager
+ * image tag and the API server's /version) as a change of the cluster itself.
+ */
+function versionChanges(before: SideCapture, after: SideCapture): DiffObjectChange[] {
+  const out: DiffObjectChange[] = [];
+  for (const a of after.report.clusters) {
+    const b = before.report.clusters.find((c) => c.role === a.role);
+    if (!b || a.clusterId === null || b.clusterId === null) continue;
+    const fields: DiffField[] = [];
+    if (b.liqoVersion !== a.liqoVersion) {
+      fields.push({
+        path: "liqoVersion",
+        label: "Liqo version",
+        before: b.liqoVersion,
+        after: a.liqoVersion,
+      });
+    }
+    const [bk, ak] = [b.serverVersion ?? null, a.serverVersion ?? null];
+    if (bk !== ak && bk !== null && ak !== null) {
+      fields.push({ path: "serverVersion", label: "Kubernetes version", before: bk, after: ak });
+    }
+    if (b.clusterId !== a.clusterId) {
+      fields.push({ path: "clusterId", label: "Liqo cluster ID", before: b.clusterId, after: a.clusterId });
+    }
+    if (fields.length === 0) continue;
+    out.push({
+      cluster: a.role,
+      kind: "Cluster",
+      namespace: null,
+      name: a.name,
+      change: "modified",
+      layer: "env",
+      answerReads: false,
+      summary: `Cluster ${a.name}: ${fields.map((f) => `${f.label} ${f.before} → ${f.after}`).join("; ")}`,
+      fields,
+    });
+  }
+  return out;
+}
+
 /** Compares two sides; `catalog` is the one the reports were made with (dependency graph, reads). */
 export function diffSides(
   before: SideCapture,
@@ -38,7 +85,16 @@ export function diffSides(
 ): DiffReport {
   const { transitions, answer } = diffResults(before.report, after.report, catalog);
   const notes: string[] = [];
-  const objects = [];
+  const pseudonymised = [before, after].filter((s) => s.ipsPseudonymised).map((s) => s.label);
+  if (pseudonymised.length) {
+    notes.push(
+      `IPv4 addresses were pseudonymised in ${
+        pseudonymised.join(" and ")
+      } (collect --redact-ips, a key of its own ` +
+        "per capture): address changes listed may be the pseudonyms, not the addresses",
+    );
+  }
+  const objects: DiffObjectChange[] = [...versionChanges(before, after)];
   const readings = [];
   for (const a of after.clusters) {
     const b = before.clusters.find((c) => c.role === a.role);
@@ -58,7 +114,13 @@ export function diffSides(
   }
   // The answer's reads first: the objects its verdict was made from.
   const kindIdOf = (kind: string) => Object.entries(KINDS).find(([, k]) => k.kind === kind)?.[0];
-  for (const o of objects) o.answerReads = answer !== null && answer.reads.includes(kindIdOf(o.kind) ?? "");
+  for (const o of objects) {
+    // The Liqo version is the controller-manager's image tag: a check reading Deployments reads it.
+    const kind = o.kind === "Cluster"
+      ? (o.fields.some((f) => f.path === "liqoVersion") ? "deployments" : "")
+      : kindIdOf(o.kind);
+    o.answerReads = answer !== null && answer.reads.includes(kind ?? "");
+  }
   const layerRank = (l: string) => LAYERS.indexOf(l as typeof LAYERS[number]);
   objects.sort((x, y) =>
     Number(y.answerReads) - Number(x.answerReads) || layerRank(x.layer) - layerRank(y.layer) ||

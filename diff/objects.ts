@@ -190,6 +190,16 @@ function wireguardReadings(before: ClusterCapture, after: ClusterCapture): DiffR
     if (!prior) continue;
     const bp = peersOf(prior.text), ap = peersOf(text);
     const subject = `pod ${pod}`;
+    // The interface's own key: a gateway recreated with a new key pair (fingerprints only).
+    const keys = (t: string) =>
+      new Map(parseWgDump(t).interfaces.map((i) => [i.name, fingerprint(i.publicKey)]));
+    const bk = keys(prior.text);
+    for (const [iface, key] of keys(text)) {
+      const old = bk.get(iface);
+      if (old !== undefined && old !== key) {
+        out.push({ cluster: after.role, subject, what: `${iface} public key`, before: old, after: key });
+      }
+    }
     for (const [key, { peer }] of ap) {
       const old = bp.get(key);
       if (!old) {

@@ -79,7 +79,13 @@ export async function sideFromFiles(files: Map<string, Uint8Array>, opts: SideOp
       }),
     onNotice: opts.onNotice,
   });
-  return { label: opts.label, mode: opts.mode, report, clusters: captureFromBundle(files, manifest, report) };
+  return {
+    label: opts.label,
+    mode: opts.mode,
+    report,
+    clusters: captureFromBundle(files, manifest, report),
+    ipsPseudonymised: manifest.options.redactIps,
+  };
 }
 
 /** One side from a bundle file on disk. */

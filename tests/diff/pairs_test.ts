@@ -49,6 +49,12 @@ Deno.test("diff: a gateway recreated with a new key → TUN-04, the gateway Secr
   assert.equal(f.label, "gateway public key (fingerprint)");
   assert.match(f.before!, /^key sha256:[0-9a-f]{16}$/);
   assert.match(f.after!, /^key sha256:[0-9a-f]{16}$/);
+  // The recreation and the new key pair, as readings of milan's gateway pod.
+  const readings = d.readings.filter((r) => r.cluster === "remote" && r.subject.includes("gw-rome-4b2a9e"));
+  assert.ok(readings.some((r) => r.what === "recreated"), JSON.stringify(d.readings));
+  const key = readings.find((r) => r.what === "liqo-tunnel public key");
+  assert.match(key?.before ?? "", /^sha256:[0-9a-f]{16}$/, JSON.stringify(d.readings));
+  assert.notEqual(key?.before, key?.after);
   // No key material anywhere in the document.
   assert.doesNotMatch(JSON.stringify(d), /[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=/);
   // What the stale key breaks downstream is marked as such.
@@ -99,6 +105,13 @@ Deno.test("diff: Liqo's version changed on one side → ENV-02, the controller-m
   assert.ok(image.some(({ o }) => o.kind === "Deployment" && o.name === "liqo-controller-manager"), show(d));
   assert.ok(image.every(({ o }) => o.cluster === "remote"), "only milan changed");
   assert.notEqual(d.before.clusters[1].liqoVersion, d.after.clusters[1].liqoVersion);
+  const cluster = d.objects.find((o) => o.kind === "Cluster");
+  assert.equal(cluster?.cluster, "remote", show(d));
+  assert.equal(
+    cluster.fields.find((f) => f.label === "Liqo version")?.after,
+    d.after.clusters[1].liqoVersion,
+  );
+  assert.ok(cluster.answerReads, "ENV-02 reads the Deployments the version is read from");
 });
 
 /** rome-worker-2 copied as a new node rome-worker-9: no fabric pod, InternalNode or GeneveTunnel for it. */
