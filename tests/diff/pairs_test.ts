@@ -167,3 +167,17 @@ Deno.test("diff: volatile-only changes (a pod recreated into the same state, a r
   assert.deepEqual(d.objects, []);
   assert.equal(d.answer, null);
 });
+
+Deno.test("diff: a fix is exit 1 with the fixed check named; exec forbidden is exit 1 with new unknowns, nothing newly failing", async () => {
+  const fixed = await pair("gw-lb-pending", "healthy-provider");
+  assert.equal(fixed.exitCode, 1, show(fixed));
+  assert.equal(fixed.answer, null);
+  assert.ok(fixed.transitions.some((t) => t.id === "GW-02" && t.kind === "fixed"), show(fixed));
+  assert.equal(fixed.summary.newlyFailing, 0);
+
+  const blind = await pair("healthy-consumer", "tun-exec-forbidden");
+  assert.equal(blind.exitCode, 1, show(blind));
+  assert.equal(blind.answer, null);
+  assert.ok(blind.transitions.some((t) => t.kind === "new-unknown" && t.layer === "tunnel"), show(blind));
+  assert.deepEqual(blind.objects, [], "the objects did not change: only what may be read did");
+});
