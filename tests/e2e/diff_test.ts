@@ -68,6 +68,25 @@ Deno.test("diff CLI: collect before and after a break; bundle ↔ bundle and bun
     const usage = await runCli(["diff", `${tmp}/before.tar.gz`]);
     assert.equal(usage.code, 3, show(usage));
     assert.match(usage.stderr, /second side/);
+
+    // Tool errors are exit 3, one line: a bundle that is not there, a file that is no bundle, a live
+    // side whose credentials the API server rejects.
+    const missing = await runCli(["diff", `${tmp}/nope.tar.gz`, `${tmp}/after.tar.gz`]);
+    assert.equal(missing.code, 3, show(missing));
+    assert.match(missing.stderr, /^flyingfish: cannot read bundle .*nope\.tar\.gz: no such file\n$/);
+    await Deno.writeTextFile(`${tmp}/not-a-bundle.tar.gz`, "hello");
+    const junk = await runCli(["diff", `${tmp}/not-a-bundle.tar.gz`, `${tmp}/after.tar.gz`]);
+    assert.equal(junk.code, 3, show(junk));
+    assert.equal(junk.stderr.trim().split("\n").length, 1, show(junk));
+    const badToken = `${tmp}/bad.kubeconfig`;
+    await Deno.writeTextFile(
+      badToken,
+      served.kubeconfigYaml("milan").replace(/token: .*/, "token: not-the-token"),
+    );
+    const rejected = await runCli(["diff", `${tmp}/before.tar.gz`, "--kubeconfig", badToken, "-q"]);
+    assert.equal(rejected.code, 3, show(rejected));
+    assert.match(rejected.stderr, /^flyingfish: .*rejected the credentials/m, show(rejected));
+    assert.equal(rejected.stdout, "");
   } finally {
     await served.close();
     await Deno.remove(tmp, { recursive: true });
