@@ -37,9 +37,13 @@ export interface DiffSide {
 
 /** A check whose status differs between the sides. */
 export interface DiffTransition {
+  /** Check ID, e.g. `GW-02`. */
   id: string;
+  /** One-line title of the check. */
   title: string;
+  /** Layer of the check. */
   layer: Layer;
+  /** Which cluster the result speaks for. */
   cluster: DiffCluster;
   /** Remote cluster ID of the peer; null for a cluster-wide check. */
   peer: string | null;
@@ -57,13 +61,21 @@ export interface DiffTransition {
 
 /** The earliest newly failing check in dependency order: what broke. */
 export interface DiffAnswer {
+  /** Check ID, e.g. `GW-02`. */
   id: string;
+  /** One-line title of the check. */
   title: string;
+  /** Layer of the check. */
   layer: Layer;
+  /** Which cluster the result speaks for. */
   cluster: DiffCluster;
+  /** Remote cluster ID of the peer; null for a cluster-wide check. */
   peer: string | null;
+  /** Its status before (null: it did not run). */
   from: Status | null;
+  /** Its summary now. */
   summary: string;
+  /** The fix, as steps naming their cluster. */
   remediation: ReportStep[];
   /** The kinds the check reads (its declaration): their changes are listed first. */
   reads: string[];
@@ -83,11 +95,15 @@ export interface DiffField {
 
 /** One object that was added, removed or changed. */
 export interface DiffObjectChange {
+  /** Which cluster of the side the object is in. */
   cluster: "local" | "remote";
   /** Kubernetes kind, e.g. `GatewayServer`. */
   kind: string;
+  /** Namespace (null: cluster-scoped). */
   namespace: string | null;
+  /** Object name (the newer side's). */
   name: string;
+  /** `added`, `removed` or `modified`. */
   change: "added" | "removed" | "modified";
   /** The layer the kind belongs to. */
   layer: Layer;
@@ -101,41 +117,59 @@ export interface DiffObjectChange {
 
 /** A reading that moves on its own (WireGuard handshakes and counters, restarts, latency): shown, never counted. */
 export interface DiffReading {
+  /** Which cluster of the side it was read on. */
   cluster: "local" | "remote";
   /** What it is read from, e.g. `pod liqo-tenant-x/gw-x` or `Connection liqo-tenant-x/gw-x`. */
   subject: string;
   /** What the reading is, e.g. `latest handshake`, `restarts`, `latency`, `recreated`. */
   what: string;
+  /** Value before (null: none). */
   before: string | null;
+  /** Value after (null: none). */
   after: string | null;
 }
 
 /** Counts of the diff. */
 export interface DiffSummary {
+  /** Checks whose status differs. */
   transitions: number;
+  /** Transitions to `fail`. */
   newlyFailing: number;
+  /** Transitions from `fail`. */
   fixed: number;
+  /** Transitions to `unknown`. */
   newUnknown: number;
+  /** Objects added, removed or modified (versions included). */
   objectsChanged: number;
+  /** Readings that moved. */
   readings: number;
 }
 
 /** The diff document (`flyingfish diff -o json`). */
 export interface DiffReport {
+  /** Version of the document shape ({@link DIFF_SCHEMA_VERSION}). */
   schemaVersion: string;
+  /** Always `flyingfish-diff`. */
   kind: "flyingfish-diff";
+  /** The tool that wrote it. */
   tool: { name: string; version: string };
+  /** When the diff was made (RFC 3339). */
   generatedAt: string;
+  /** The earlier side. */
   before: DiffSide;
+  /** The later side. */
   after: DiffSide;
   /** The earliest newly failing check, or null when nothing newly fails. */
   answer: DiffAnswer | null;
+  /** Every check whose status differs, in the newer side's (dependency) order. */
   transitions: DiffTransition[];
   /** The answer's reads first, then the other changes by layer. */
   objects: DiffObjectChange[];
+  /** Readings that move by themselves: shown, never counted. */
   readings: DiffReading[];
   /** What the comparison could not see (a kind unreadable on one side, bounds reached). */
   notes: string[];
+  /** Counts. */
   summary: DiffSummary;
   /** 0 nothing that matters changed, 1 changes but nothing newly fails, 2 a check newly fails. */
   exitCode: 0 | 1 | 2;
