@@ -6,6 +6,9 @@ import { diffJsonSchema, type DiffReport, DiffReportSchema } from "../report/dif
 import { renderDiff } from "../render/diff_formats.ts";
 import { FORMATS } from "../render/render.ts";
 import type { K8sObject } from "../kube/source.ts";
+import { renderHtml } from "../render/html.ts";
+import { renderJson } from "../render/json.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 
 const KEY = "kT3m0hQd9pXb4zGv2sLw8yRn6cJf1eHa5uVo7iKq3Ms=";
 
@@ -170,4 +173,13 @@ Deno.test("the shipped schema/diff.v1.schema.json is the diff document's schema"
     await Deno.readTextFile(new URL("../schema/diff.v1.schema.json", import.meta.url)),
   );
   assert.deepEqual(shipped, diffJsonSchema());
+});
+
+Deno.test("a report carrying changedSinceHealthy: the HTML report opens with it, the JSON keeps it", () => {
+  const report = sampleReport({ changedSinceHealthy: SAMPLE });
+  const html = renderHtml(report);
+  assert.match(html, /What changed since it last worked/);
+  assert.ok(html.indexOf("since-healthy") < html.indexOf("Data path"));
+  assert.deepEqual(JSON.parse(renderJson(report)).changedSinceHealthy, SAMPLE);
+  assert.doesNotMatch(renderHtml(sampleReport()), /since-healthy/);
 });

@@ -115,3 +115,18 @@ Deno.test("diff CLI: a dual bundle against the same healthy live peering → exi
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("demo --diff: two demo scenarios as before and after (what the README shows)", async () => {
+  const r = await runCli(["demo", "healthy-provider", "--diff", "gw-lb-pending", "-o", "json"]);
+  assert.equal(r.code, 2, show(r));
+  const doc = DiffReportSchema.parse(JSON.parse(r.stdout));
+  assert.equal(doc.answer?.id, "GW-02");
+  assert.deepEqual([doc.before.label, doc.after.label], ["demo:healthy-provider", "demo:gw-lb-pending"]);
+  assert.ok(doc.objects.some((o) => o.kind === "Service" && o.answerReads));
+  const text = await runCli(["demo", "healthy-provider", "--diff", "gw-lb-pending"]);
+  assert.match(text.stdout, /what broke ✗ GW-02 \[GATEWAY EXPOSURE\] local peer rome-4b2a9e/);
+  assert.match(
+    text.stdout,
+    /LoadBalancer address \(status\.loadBalancer\.ingress\[203\.0\.113\.50\]\): 203\.0\.113\.50 → \(none\)/,
+  );
+});
