@@ -72,7 +72,8 @@ export function recordingSource(source: ClusterSource): Recorder {
   let unreadable = new Map<KindId, string>();
   let wg = new Map<string, string>();
   let truncated = new Set<KindId>();
-  const wrapped: ClusterSource = Object.assign(Object.create(source) as ClusterSource, {
+  // A plain object of the interface only (never a prototype of `source`: its methods keep their receiver).
+  const wrapped: ClusterSource = {
     endpoint: source.endpoint,
     now: () => source.now(),
     isSnapshot: source.isSnapshot,
@@ -106,7 +107,7 @@ export function recordingSource(source: ClusterSource): Recorder {
     },
     discovery: (g: Parameters<ClusterSource["discovery"]>[0]) => source.discovery(g),
     close: () => source.close(),
-  });
+  };
   if (source.logs) wrapped.logs = source.logs.bind(source);
   if (source.probeReachable) wrapped.probeReachable = source.probeReachable.bind(source);
   return {

@@ -185,9 +185,9 @@ export function normalise(
     meta.ownerReferences = meta.ownerReferences.map((r) => isRecord(r) ? omit(r, "uid") : r);
   }
   for (const p of VOLATILE_PATHS[kind] ?? []) dropPath(copy, p);
+  // A recreated pod gets a new IP by nature (per instance, like its name's suffix): not a change.
   if (kind === "Pod" && opts.dropPodIps) {
     for (const p of ["status.podIP", "status.podIPs"]) dropPath(copy, p);
-    // A recreated pod's name carries a new suffix: the hash label of its template is what compares.
   }
   const out = new Map<string, string>();
   flattenInto(out, "", dropVolatile(copy));

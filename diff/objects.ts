@@ -53,10 +53,7 @@ export function fieldChanges(
   return out;
 }
 
-interface ContainerCounts {
-  restarts: number;
-}
-
+/** A pod's `status.containerStatuses` names and restart counts (entries of another shape skipped). */
 const ContainerStatuses = (o: K8sObject): { name: string; restartCount: number }[] => {
   const st = (o.status as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   if (!Array.isArray(st)) return [];
@@ -68,8 +65,9 @@ const ContainerStatuses = (o: K8sObject): { name: string; restartCount: number }
   );
 };
 
-function restarts(o: K8sObject): ContainerCounts {
-  return { restarts: ContainerStatuses(o).reduce((n, c) => n + c.restartCount, 0) };
+/** Restarts of all of a pod's containers. */
+function restarts(o: K8sObject): number {
+  return ContainerStatuses(o).reduce((n, c) => n + c.restartCount, 0);
 }
 
 function latencyOf(o: K8sObject): string | null {
@@ -122,14 +120,14 @@ export function compareCluster(before: ClusterCapture, after: ClusterCapture): C
         });
         continue;
       }
-      const recreated = bo.metadata.uid !== undefined && ao.metadata.uid !== undefined &&
-        bo.metadata.uid !== ao.metadata.uid;
+      // A pod matched by its controller (liqo_keys.ts) but another instance: deleted and created again.
+      const recreated = (bo.metadata.uid !== undefined && ao.metadata.uid !== undefined &&
+        bo.metadata.uid !== ao.metadata.uid) ||
+        bo.metadata.name !== ao.metadata.name ||
+        bo.metadata.creationTimestamp !== ao.metadata.creationTimestamp;
       if (kind === "pods" && isGatewayPod(ao)) {
         const subject = `pod ${displayName(ao)}`;
-        if (
-          recreated || bo.metadata.name !== ao.metadata.name ||
-          bo.metadata.creationTimestamp !== ao.metadata.creationTimestamp
-        ) {
+        if (recreated) {
           readings.push({
             cluster,
             subject,
@@ -138,7 +136,7 @@ export function compareCluster(before: ClusterCapture, after: ClusterCapture): C
             after: `${ao.metadata.name} (created ${ao.metadata.creationTimestamp ?? "?"})`,
           });
         }
-        const rb = restarts(bo).restarts, ra = restarts(ao).restarts;
+        const rb = restarts(bo), ra = restarts(ao);
         if (rb !== ra) {
           readings.push({ cluster, subject, what: "restarts", before: String(rb), after: String(ra) });
         }
@@ -155,7 +153,7 @@ export function compareCluster(before: ClusterCapture, after: ClusterCapture): C
           });
         }
       }
-      const dropPodIps = kind === "pods" && (recreated || bo.metadata.name !== ao.metadata.name);
+      const dropPodIps = kind === "pods" && recreated;
       const fields = fieldChanges(
         kindName,
         normalise(bo, kindName, { dropPodIps }),
