@@ -121,6 +121,7 @@ const SAMPLE: DiffReport = {
     summary: "LoadBalancer <pending> & co",
     remediation: [{ command: "kubectl describe svc gw", comment: "events" }],
     reads: ["services"],
+    alsoNewlyFailing: [],
   },
   transitions: [{
     id: "GW-02",

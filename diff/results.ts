@@ -85,6 +85,12 @@ export function diffResults(before: Report, after: Report, catalog: readonly Che
       summary: root.summary,
       remediation: root.remediation,
       reads: [...new Set([...(def?.reads ?? []), ...(def?.optionalReads ?? [])])],
+      alsoNewlyFailing: roots.slice(1).map((r) => ({
+        id: r.id,
+        cluster: roleOf(after, r.cluster),
+        peer: r.peer,
+        summary: r.summary,
+      })),
     },
   };
 }

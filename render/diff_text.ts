@@ -69,6 +69,9 @@ export function renderDiffText(d: DiffReport, opts: DiffTextOptions): string {
       `   was ${d.answer.from ?? "absent"}; it reads ${d.answer.reads.join(", ") || "nothing listed"}`,
     );
     for (const l of remediationLines(d.answer.remediation)) out.push(`   ⚑ ${l}`);
+    for (const a of d.answer.alsoNewlyFailing) {
+      out.push(`   also newly failing: ✗ ${a.id} ${where(a)}: ${a.summary}`);
+    }
     out.push("");
   }
   if (d.transitions.length) {
@@ -132,6 +135,10 @@ export function renderDiffMarkdown(d: DiffReport): string {
     );
     const fix = remediationLines(d.answer.remediation);
     if (fix.length) out.push("```sh", ...fix, "```", "");
+    for (const a of d.answer.alsoNewlyFailing) {
+      out.push(`- also newly failing: **${a.id}** ${md(where(a))}: ${md(a.summary)}`);
+    }
+    if (d.answer.alsoNewlyFailing.length) out.push("");
   } else out.push(d.exitCode === 0 ? "Nothing that matters changed." : "Nothing newly fails.", "");
   if (d.transitions.length) {
     out.push("## Check results", "", "| check | before | after | where | summary |", "|---|---|---|---|---|");

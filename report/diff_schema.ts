@@ -79,6 +79,8 @@ export interface DiffAnswer {
   remediation: ReportStep[];
   /** The kinds the check reads (its declaration): their changes are listed first. */
   reads: string[];
+  /** Other newly failing checks the answer does not explain (other roots, in dependency order). */
+  alsoNewlyFailing: { id: string; cluster: DiffCluster; peer: string | null; summary: string }[];
 }
 
 /** One field that differs (values normalised and printed; key material only as fingerprints). */
@@ -216,6 +218,12 @@ const DiffAnswerSchema: z.ZodType<DiffAnswer> = z.object({
   summary: z.string(),
   remediation: z.array(ReportStepSchema),
   reads: z.array(z.string()),
+  alsoNewlyFailing: z.array(z.object({
+    id: z.string(),
+    cluster: z.enum(["local", "remote", "both"]),
+    peer: z.string().nullable(),
+    summary: z.string(),
+  })),
 });
 
 const DiffFieldSchema: z.ZodType<DiffField> = z.object({

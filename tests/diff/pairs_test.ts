@@ -181,3 +181,14 @@ Deno.test("diff: a fix is exit 1 with the fixed check named; exec forbidden is e
   assert.ok(blind.transitions.some((t) => t.kind === "new-unknown" && t.layer === "tunnel"), show(blind));
   assert.deepEqual(blind.objects, [], "the objects did not change: only what may be read did");
 });
+
+Deno.test("diff: two independent faults → the earliest is the answer, the other is also newly failing, the same tunnel's second check downstream", async () => {
+  const d = await pair("healthy-consumer", "field2-udp-blocked-and-ip-pending");
+  assert.equal(d.exitCode, 2);
+  assert.equal(d.answer?.id, "TUN-01", show(d));
+  assert.deepEqual(d.answer.alsoNewlyFailing.map((a) => a.id), ["IPAM-04"]);
+  const tun02 = d.transitions.find((t) => t.id === "TUN-02");
+  assert.equal(tun02?.to, "fail");
+  assert.equal(tun02?.downstreamOf, "TUN-01", "the same dead tunnel is not a second fault");
+  assert.equal(d.transitions.find((t) => t.id === "IPAM-04")?.downstreamOf, null);
+});
