@@ -23,6 +23,7 @@ const VOLATILE_METADATA = new Set([
 
 /** Keys dropped wherever they appear: times that move by themselves, and per-instance IDs. */
 const VOLATILE_KEYS = new Set([
+  "uid",
   "lastTransitionTime",
   "lastHeartbeatTime",
   "lastProbeTime",
@@ -78,10 +79,15 @@ export function fingerprint(value: string): string {
   return `sha256:${createHash("sha256").update(value).digest("hex").slice(0, 16)}`;
 }
 
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
 /** How a leaf value is printed: key material as a fingerprint, long blobs by size and digest. */
 export function printValue(v: unknown): string {
   if (typeof v === "string") {
-    if (isWireguardKey(v)) return `key ${fingerprint(v)}`;
+    // A WireGuard key is 44 base64 characters (60 when base64 again, as Secret data): only those are tried.
+    if ((v.length === 44 || v.length === 60) && BASE64.test(v) && isWireguardKey(v)) {
+      return `key ${fingerprint(v)}`;
+    }
     if (v.length > 200) return `(${v.length} characters, ${fingerprint(v)})`;
     return v;
   }
@@ -104,11 +110,18 @@ function naturalKey(items: readonly unknown[]): string | null {
   return null;
 }
 
-function flattenInto(out: Map<string, string>, path: string, v: unknown): void {
+/** What a walk leaves out: dotted paths (outside arrays; none when `null`) and, everywhere, {@link VOLATILE_KEYS}. */
+type Skip = ReadonlySet<string> | null;
+
+const join = (path: string, rel: string): string =>
+  rel === "" ? path : path === "" ? rel : rel.startsWith("[") ? `${path}${rel}` : `${path}.${rel}`;
+
+/** Flattens `v` under `path` into `out`, without copying it (objects are read, never changed). */
+function flattenInto(out: Map<string, string>, path: string, v: unknown, skip: Skip): void {
   if (Array.isArray(v)) {
     if (v.length === 0) return;
     if (v.every((x) => !isRecord(x) && !Array.isArray(x))) {
-      out.set(path, [...v].map(printValue).sort().join(", "));
+      out.set(path, v.map(printValue).sort().join(", "));
       return;
     }
     const key = naturalKey(v);
@@ -117,79 +130,70 @@ function flattenInto(out: Map<string, string>, path: string, v: unknown): void {
         const at = `${path}[${printValue(item[key])}]`;
         // The element itself, by its key: an element added or removed is one change, not one per field.
         out.set(at, printValue(item[key]));
-        flattenInto(out, at, omit(item, key));
+        for (const k of Object.keys(item).sort()) {
+          if (k !== key && !VOLATILE_KEYS.has(k)) flattenInto(out, `${at}.${k}`, item[k], null);
+        }
       }
       return;
     }
-    // No natural key: compared in a canonical order, by content.
-    const sorted = [...v].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-    sorted.forEach((item, i) => flattenInto(out, `${path}[${i}]`, item));
+    // No natural key: the elements, each normalised, compared in a canonical order of their content.
+    const items = v.map((item) => {
+      const m = new Map<string, string>();
+      flattenInto(m, "", item, null);
+      return { m, text: JSON.stringify([...m].sort()) };
+    }).sort((a, b) => a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+    items.forEach(({ m }, i) => {
+      for (const [rel, x] of m) out.set(join(`${path}[${i}]`, rel), x);
+    });
     return;
   }
   if (isRecord(v)) {
-    const keys = Object.keys(v).sort();
-    if (keys.length === 0) return;
-    for (const k of keys) flattenInto(out, path ? `${path}.${k}` : k, v[k]);
+    for (const k of Object.keys(v).sort()) {
+      if (VOLATILE_KEYS.has(k)) continue;
+      const at = path ? `${path}.${k}` : k;
+      if (skip?.has(at)) continue;
+      flattenInto(out, at, v[k], skip);
+    }
     return;
   }
   if (v === undefined) return;
-  out.set(path, printValue(v));
+  out.set(path, path === "metadata.deletionTimestamp" ? "set" : printValue(v));
 }
 
-function omit(o: Record<string, unknown>, key: string): Record<string, unknown> {
-  const { [key]: _dropped, ...rest } = o;
-  return rest;
-}
+/** Paths every object leaves out: what identifies it, and the volatile metadata. */
+const ALWAYS_SKIPPED = [
+  "apiVersion",
+  "kind",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.generateName",
+  ...[...VOLATILE_METADATA].map((k) => `metadata.${k}`),
+];
 
-function dropPath(o: Record<string, unknown>, path: string): void {
-  const parts = path.split(".");
-  let cur: unknown = o;
-  for (const p of parts.slice(0, -1)) {
-    if (!isRecord(cur)) return;
-    cur = cur[p];
-  }
-  if (isRecord(cur)) delete cur[parts[parts.length - 1]];
-}
-
-function dropVolatile(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropVolatile);
-  if (!isRecord(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (VOLATILE_KEYS.has(k)) continue;
-    out[k] = dropVolatile(x);
-  }
-  return out;
-}
+const skipsOf = new Map<string, ReadonlySet<string>>();
 
 /**
  * The normalised object as a flat map from path to printed value. `metadata.name` and namespace are
  * left out (they identify the object); labels, annotations, owners (without uid), spec, status and
- * data are kept.
+ * data are kept. `obj` is not changed.
  */
 export function normalise(
   obj: K8sObject,
   kind: string,
   opts: { dropPodIps?: boolean } = {},
 ): Map<string, string> {
-  const copy = structuredClone(obj) as Record<string, unknown>;
-  delete copy.apiVersion;
-  delete copy.kind;
-  const meta = isRecord(copy.metadata) ? copy.metadata : {};
-  for (const k of VOLATILE_METADATA) delete meta[k];
-  delete meta.name;
-  delete meta.namespace;
-  delete meta.generateName;
-  if (meta.deletionTimestamp !== undefined) meta.deletionTimestamp = "set";
-  if (Array.isArray(meta.ownerReferences)) {
-    meta.ownerReferences = meta.ownerReferences.map((r) => isRecord(r) ? omit(r, "uid") : r);
-  }
-  for (const p of VOLATILE_PATHS[kind] ?? []) dropPath(copy, p);
   // A recreated pod gets a new IP by nature (per instance, like its name's suffix): not a change.
-  if (kind === "Pod" && opts.dropPodIps) {
-    for (const p of ["status.podIP", "status.podIPs"]) dropPath(copy, p);
+  const key = `${kind}\u0000${opts.dropPodIps === true && kind === "Pod"}`;
+  let skip = skipsOf.get(key);
+  if (!skip) {
+    skip = new Set([
+      ...ALWAYS_SKIPPED,
+      ...(VOLATILE_PATHS[kind] ?? []),
+      ...(kind === "Pod" && opts.dropPodIps ? ["status.podIP", "status.podIPs"] : []),
+    ]);
+    skipsOf.set(key, skip);
   }
   const out = new Map<string, string>();
-  flattenInto(out, "", dropVolatile(copy));
+  flattenInto(out, "", obj, skip);
   return out;
 }

@@ -21,12 +21,16 @@ export interface ClusterComparison {
 
 function byIdentity(kind: KindId, items: readonly K8sObject[]): Map<string, K8sObject> {
   const out = new Map<string, K8sObject>();
-  const sorted = [...items].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  const seen = new Map<string, number>();
+  const sorted = [...items].sort((a, b) =>
+    a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0
+  );
   for (const o of sorted) {
-    let id = identityOf(kind, o);
-    // Replicas of one controller: matched in name order.
-    for (let n = 2; out.has(id); n++) id = `${identityOf(kind, o)}#${n}`;
-    out.set(id, o);
+    // Replicas of one controller: matched in name order (`#2`, `#3`, … after the first).
+    const base = identityOf(kind, o);
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    out.set(n === 1 ? base : `${base}#${n}`, o);
   }
   return out;
 }
@@ -34,12 +38,27 @@ function byIdentity(kind: KindId, items: readonly K8sObject[]): Map<string, K8sO
 const displayName = (o: K8sObject): string =>
   o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 
+/**
+ * Normalised forms, kept while their object lives: watch and serve compare every failing round with
+ * the same healthy round, whose objects are normalised once.
+ */
+const memo = new WeakMap<K8sObject, Map<string, string>>();
+
+function normalised(o: K8sObject, kind: string, dropPodIps: boolean): Map<string, string> {
+  if (dropPodIps) return normalise(o, kind, { dropPodIps });
+  let m = memo.get(o);
+  if (!m) memo.set(o, m = normalise(o, kind));
+  return m;
+}
+
 /** The fields that differ between two normalised objects, in path order. */
 export function fieldChanges(
   kind: string,
   before: Map<string, string>,
   after: Map<string, string>,
 ): DiffField[] {
+  // Most objects did not change: say so without sorting their paths.
+  if (before.size === after.size && [...before].every(([k, v]) => after.get(k) === v)) return [];
   const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
   const out: DiffField[] = [];
   // Array elements (`x[key]`) present on one side only: their fields are not listed one by one.
@@ -156,8 +175,8 @@ export function compareCluster(before: ClusterCapture, after: ClusterCapture): C
       const dropPodIps = kind === "pods" && recreated;
       const fields = fieldChanges(
         kindName,
-        normalise(bo, kindName, { dropPodIps }),
-        normalise(ao, kindName, { dropPodIps }),
+        normalised(bo, kindName, dropPodIps),
+        normalised(ao, kindName, dropPodIps),
       );
       if (fields.length === 0) continue;
       changes.push({
