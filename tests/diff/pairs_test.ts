@@ -194,3 +194,57 @@ Deno.test("diff: two independent faults → the earliest is the answer, the othe
   assert.equal(tun02?.downstreamOf, "TUN-01", "the same dead tunnel is not a second fault");
   assert.equal(d.transitions.find((t) => t.id === "IPAM-04")?.downstreamOf, null);
 });
+
+/** Credentials planted where a cluster holds them: none may reach a diff document. */
+const PLANTED = {
+  cm: "ffplant-diff-cm-password-5a1c",
+  env: "ffplant-diff-env-apikey-7b2d",
+  arg: "ffplant-diff-arg-token-9c3e",
+  note: "ffplant-diff-annotation-1d4f",
+};
+
+const plant: Edit = (_cluster, objects) => {
+  const cm: K8sObject = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "app-settings", namespace: "liqo", labels: { "app.kubernetes.io/part-of": "liqo" } },
+    data: { password: PLANTED.cm },
+  };
+  return [
+    ...objects.map((o) => {
+      if (o.kind !== "Deployment" || o.metadata.name !== "liqo-controller-manager") return o;
+      const d = structuredClone(o) as K8sObject & {
+        spec: { template: { spec: { containers: { env?: unknown[]; args?: string[] }[] } } };
+      };
+      d.metadata.annotations = {
+        ...d.metadata.annotations,
+        "example.com/note": `db password is ${PLANTED.note}`,
+      };
+      const c = d.spec.template.spec.containers[0];
+      c.env = [...(c.env ?? []), { name: "API_KEY", value: PLANTED.env }];
+      c.args = [...(c.args ?? []), `--token=${PLANTED.arg}`];
+      return d;
+    }),
+    cm,
+  ];
+};
+
+Deno.test("diff: credentials planted in a changed ConfigMap, env, args and annotations never reach the document", async () => {
+  const d = await pair("healthy-consumer", "collect-planted-secrets", plant);
+  const text = JSON.stringify(d);
+  for (const v of Object.values(PLANTED)) assert.ok(!text.includes(v), `${v} leaked`);
+  for (
+    const v of [
+      "cPlAnTeDpRiVaTeKeYfOrTeStInGoNlY0123456789A=",
+      "ff-planted-kubeconfig-token-7f3c9a1e5b2d4c6e8a0b",
+    ]
+  ) {
+    assert.ok(!text.includes(v), `${v} leaked`);
+  }
+  // The changes are there, redacted: the objects changed, their secrets did not come along.
+  assert.ok(d.objects.some((o) => o.kind === "Deployment" && o.name === "liqo-controller-manager"), show(d));
+  assert.ok(
+    d.objects.some((o) => o.kind === "Secret" && o.name === "planted-gateway-keys-milan-8d1f03"),
+    show(d),
+  );
+});
