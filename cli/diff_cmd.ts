@@ -6,6 +6,7 @@
  */
 import { ToolError } from "../errors.ts";
 import type { Format } from "../render/render.ts";
+import type { SideCapture } from "../diff/capture.ts";
 import { durationOption, timeoutsFrom } from "./check.ts";
 import { withDeadline } from "./deadline.ts";
 import { useColor, writeErr, writeOut } from "./output.ts";
@@ -68,7 +69,7 @@ export async function runDiffCommand(sides: string[], opts: DiffCommandOptions):
   };
   const doc = await withDeadline(runTimeoutMs, opts.timeout, async (onExpiry) => {
     const before = await sideFromBundle(sides[0], sideOpts);
-    let after;
+    let after: SideCapture;
     if (sides.length === 2) after = await sideFromBundle(sides[1], sideOpts);
     else {
       const { captureLive } = await import("./collect.ts");
@@ -76,7 +77,9 @@ export async function runDiffCommand(sides: string[], opts: DiffCommandOptions):
       if (!opts.quiet) writeErr(`flyingfish: reading the live cluster (${context}) the way collect does\n`);
       const bundle = await captureLive(opts, sampleIntervalMs, requestTimeoutMs, onExpiry, () => {});
       const files = new Map(bundle.entries.map((e) => [e.path, e.data]));
-      after = await sideFromFiles(files, { ...sideOpts, label: `live:${context}`, mode: "live" });
+      // Named by the context the capture used (the kubeconfig's current one when none was given).
+      const used = bundle.manifest.clusters.find((c) => c.role === "local")?.context || context;
+      after = await sideFromFiles(files, { ...sideOpts, label: `live:${used}`, mode: "live" });
     }
     return diffSides(before, after, PASSIVE_CHECKS);
   });
