@@ -27,6 +27,7 @@ export const LAYERS = [
   "cni",
   "reflection",
   "probe",
+  "preflight",
 ] as const;
 
 /** One layer of the Liqo connectivity chain. */
@@ -43,6 +44,7 @@ export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
   cni: "CNI",
   reflection: "REFLECTION",
   probe: "ACTIVE PROBES",
+  preflight: "PREFLIGHT",
 };
 
 /**
@@ -209,10 +211,10 @@ export interface ActivePhase {
 }
 
 /** A probe-hub read a check may declare (see {@link CheckDef.hubReads}). */
-export type HubRead = "wireguard" | "logs" | "udp" | "tls" | "resolve";
+export type HubRead = "wireguard" | "logs" | "udp" | "tls" | "resolve" | "access";
 
 /** Every probe-hub read, in the order `explain` lists them. */
-export const HUB_READS: readonly HubRead[] = ["wireguard", "logs", "udp", "tls", "resolve"];
+export const HUB_READS: readonly HubRead[] = ["wireguard", "logs", "udp", "tls", "resolve", "access"];
 
 /** One cluster as the checks see it. */
 export interface ClusterView {
@@ -228,6 +230,8 @@ export interface ClusterView {
   readonly inv: Objects;
   /** Judgement time (capture time for snapshots). */
   readonly now: Date;
+  /** The API server's `/version` gitVersion, when the run read it (preflight's PF-VER). */
+  readonly serverVersion?: string | null;
   readonly isSnapshot: boolean;
 }
 
