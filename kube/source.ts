@@ -110,6 +110,11 @@ export interface ClusterEndpoint {
   context: string;
   /** API server URL (credentials never included). */
   server: string;
+  /**
+   * SHA-256 (hex, first 16 digits) of the kubeconfig's certificate-authority-data, or
+   * `file:<path>` for a certificate-authority file; absent without one (system roots).
+   */
+  caFingerprint?: string;
 }
 
 /** What the API server says of itself (GET /version). */
