@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
 import { assertExpected } from "./harness.ts";
+import { ReportSchema } from "../../report/model.ts";
 import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
 
 /** Per scenario: the verdict, and words the liqoctl line must hold (null: no line). */
@@ -49,6 +50,12 @@ Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit co
   for (const r of runs) {
     const name = r.scenario.name;
     assertExpected(r.scenario, r);
+    // The document is the report schema's, preflight block included.
+    const parsed = ReportSchema.safeParse(r.report);
+    assert.ok(
+      parsed.success,
+      `${name}: ${parsed.success ? "" : JSON.stringify(parsed.error.issues.slice(0, 3))}`,
+    );
     const p = r.report.preflight;
     assert.ok(p, `${name}: a preflight block`);
     assert.equal(p.version, "1");
@@ -85,4 +92,7 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   const flags = await runCli(["preflight", "--remote-context", "x", "--keep"]);
   assert.equal(flags.code, 3);
   assert.match(flags.stderr, /--keep goes with --probe/);
+  const wrong = await runCli(["check", "--only", "PF-RBAC"]);
+  assert.equal(wrong.code, 3);
+  assert.match(wrong.stderr, /PF-RBAC is a preflight check: run `flyingfish preflight`/);
 });
