@@ -92,6 +92,12 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   const flags = await runCli(["preflight", "--remote-context", "x", "--keep"]);
   assert.equal(flags.code, 3);
   assert.match(flags.stderr, /--keep goes with --probe/);
+  // The README's `deno task demo --preflight`: the same run, in-process, on the embedded scenario.
+  const [demo, list] = await Promise.all([runCli(["demo", "--preflight"]), runCli(["demo", "--list"])]);
+  assert.equal(demo.code, 2, demo.stderr);
+  assert.match(demo.stdout, /✗ verdict: cannot peer/);
+  assert.match(demo.stdout, /liqoctl peer --context rome --remote-context milan/);
+  assert.match(list.stdout, /^--preflight healthy\s/m);
   const wrong = await runCli(["check", "--only", "PF-RBAC"]);
   assert.equal(wrong.code, 3);
   assert.match(wrong.stderr, /PF-RBAC is a preflight check: run `flyingfish preflight`/);
