@@ -33,6 +33,7 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "ipam-exhaustion": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "ipam-collision": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "clock-skew": { verdict: "can-peer-with-changes", line: ["liqoctl peer"] },
+  "provider-unreachable": { verdict: "could-not-judge", line: ["--remote-kubeconfig milan.kubeconfig"] },
 };
 
 Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
