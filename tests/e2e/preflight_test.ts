@@ -99,6 +99,13 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   assert.match(demo.stdout, /✗ verdict: cannot peer/);
   assert.match(demo.stdout, /liqoctl peer --context rome --remote-context milan/);
   assert.match(list.stdout, /^--preflight healthy\s/m);
+  // --only: the check and what it needs (PF-ID), nothing else; an ID of another command is exit 3.
+  const only = await runPreflight("healthy", { args: ["--only", "pf-clk"] });
+  assert.equal(only.code, 0, only.stderr);
+  assert.deepEqual(only.report.results.map((x: { id: string }) => x.id), ["PF-ID", "PF-CLK"]);
+  const other = await runPreflight("healthy", { args: ["--only", "GW-02"] });
+  assert.equal(other.code, 3);
+  assert.match(other.stderr, /--only: no check "GW-02"/);
   const wrong = await runCli(["check", "--only", "PF-RBAC"]);
   assert.equal(wrong.code, 3);
   assert.match(wrong.stderr, /PF-RBAC is a preflight check: run `flyingfish preflight`/);
