@@ -99,7 +99,11 @@ function run(ctx: CheckContext): Outcome {
     }
     const problems = server ? serverTemplateProblems(t, intent.serviceType) : clientTemplateProblems(t);
     if (problems.length) fails.push(...problems.map((p) => `${label}: ${p}`));
-    else evidence.push(`${label}: present${server ? `, ${intent.serviceType} service on a UDP port` : ""}`);
+    else {evidence.push(`${label}: present${
+        server
+          ? `, renders a ${intent.serviceType} Service on UDP port ${intent.port} (the GatewayServer's)`
+          : ""
+      }`);}
   }
   if (fails.length) {
     return {
