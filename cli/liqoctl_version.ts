@@ -15,6 +15,28 @@ export function parseLiqoctlVersion(out: string): string | null {
   return /\bv?(\d+\.\d+\.\d+[\w.+-]*)/.exec(out)?.[0] ?? null;
 }
 
+const NOT_ON_PATH: LiqoctlVersion = { version: null, detail: "liqoctl is not on PATH: not checked" };
+
+/** True when a file `liqoctl` is in a PATH folder (unreadable PATH or folders: null, unknown). */
+function onPath(): boolean | null {
+  try {
+    const sep = Deno.build.os === "windows" ? ";" : ":";
+    const names = Deno.build.os === "windows" ? ["liqoctl.exe"] : ["liqoctl"];
+    for (const dir of (Deno.env.get("PATH") ?? "").split(sep).filter(Boolean)) {
+      for (const n of names) {
+        try {
+          if (Deno.statSync(`${dir}/${n}`).isFile) return true;
+        } catch {
+          // not there
+        }
+      }
+    }
+    return false;
+  } catch {
+    return null;
+  }
+}
+
 /** Runs `liqoctl version --client` (bounded by `timeoutMs`). */
 export async function liqoctlVersion(timeoutMs = 5_000): Promise<LiqoctlVersion> {
   let state: Deno.PermissionState;
@@ -24,6 +46,8 @@ export async function liqoctlVersion(timeoutMs = 5_000): Promise<LiqoctlVersion>
     state = "denied";
   }
   if (state !== "granted") {
+    // Deno cannot grant a program it cannot resolve: say which of the two it is.
+    if (onPath() === false) return NOT_ON_PATH;
     return { version: null, detail: "liqoctl not checked: running it is not allowed (--allow-run=liqoctl)" };
   }
   const ctl = new AbortController();
