@@ -24,7 +24,7 @@ export interface PreflightRun {
 /** Serves scenario `name` and runs `flyingfish preflight … [args]` against it (JSON unless args say). */
 export async function runPreflight(
   name: string,
-  opts: { args?: string[]; output?: string; permissions?: string[] } = {},
+  opts: { args?: string[]; output?: string; permissions?: string[]; env?: Record<string, string> } = {},
 ): Promise<PreflightRun> {
   const s = await loadScenario(name, PREFLIGHT_ROOT);
   const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
@@ -48,7 +48,11 @@ export async function runPreflight(
       ...s.run.args,
       ...(opts.args ?? []),
     ];
-    const r = await runCli(args, { permissions: opts.permissions ?? CLI_PERMISSIONS, cwd: tmp });
+    const r = await runCli(args, {
+      permissions: opts.permissions ?? CLI_PERMISSIONS,
+      cwd: tmp,
+      env: opts.env,
+    });
     let report = null;
     if (output === "json") {
       try {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
-import { assertExpected } from "./harness.ts";
+import { assertExpected, CLI_PERMISSIONS } from "./harness.ts";
 import { ReportSchema } from "../../report/model.ts";
 import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
 
@@ -106,6 +106,20 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   const other = await runPreflight("healthy", { args: ["--only", "GW-02"] });
   assert.equal(other.code, 3);
   assert.match(other.stderr, /--only: no check "GW-02"/);
+  // A liqoctl on PATH of another Liqo minor: PF-VER reads it through --allow-run=liqoctl.
+  const bin = await Deno.makeTempDir({ prefix: "ff-liqoctl-" });
+  try {
+    await Deno.writeTextFile(`${bin}/liqoctl`, "#!/bin/sh\necho 'Client version: v1.1.3'\n", { mode: 0o755 });
+    const skew = await runPreflight("healthy", {
+      env: { PATH: bin },
+      permissions: [...CLI_PERMISSIONS, "--allow-run=liqoctl"],
+    });
+    assert.equal(skew.code, 2, skew.stderr);
+    const ver = skew.report.results.find((x: { id: string }) => x.id === "PF-VER");
+    assert.match(ver.summary, /liqoctl v1\.1\.3 on this host does not match the installed Liqo 1\.2/);
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
   const wrong = await runCli(["check", "--only", "PF-RBAC"]);
   assert.equal(wrong.code, 3);
   assert.match(wrong.stderr, /PF-RBAC is a preflight check: run `flyingfish preflight`/);
