@@ -39,6 +39,8 @@ export type {
   ModuleCondition,
   PeerInfo,
   PeeringDump,
+  PreflightBlock,
+  PreflightVerdict,
   RemediationStep,
   Report,
   ReportDiagnosis,

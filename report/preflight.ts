@@ -29,15 +29,17 @@ export const PREFLIGHT_VERDICTS: readonly PreflightVerdict[] = [
 ];
 
 /** The `preflight` block's own version (bumped on a rename, removal or type change inside it). */
-export const PREFLIGHT_BLOCK_VERSION = "1";
+export const PREFLIGHT_BLOCK_VERSION: PreflightBlock["version"] = "1";
 
 /** The `preflight` block. */
 export interface PreflightBlock {
-  /** {@link PREFLIGHT_BLOCK_VERSION}. */
-  version: typeof PREFLIGHT_BLOCK_VERSION;
-  /** The would-be consumer (`--kubeconfig/--context`) and provider (`--remote-kubeconfig/--remote-context`). */
+  /** The block's own version, "1" (bumped on a rename, removal or type change inside it). */
+  version: "1";
+  /** The would-be consumer (`--kubeconfig/--context`). */
   consumer: string;
+  /** The would-be provider (`--remote-kubeconfig/--remote-context`). */
   provider: string;
+  /** What the run found: can peer, with changes, cannot, could not judge, already peered. */
   verdict: PreflightVerdict;
   /** One line saying what the verdict rests on. */
   message: string;
