@@ -143,11 +143,16 @@ export function explanation(id: string): string | null {
   const bugs = knownBugsOf(c.id);
   const lines = [
     `${c.id} — ${c.title}`,
-    `layer: ${LAYER_TITLES[c.layer]} · ${c.perPeer ? "runs once per peer" : "runs once per cluster"} · ${
-      c.scope === "dual"
-        ? "needs --remote-kubeconfig (both ends of the peering)"
-        : "works with one kubeconfig"
-    }`,
+    c.layer === "preflight"
+      ? `layer: ${
+        LAYER_TITLES[c.layer]
+      } · run by \`flyingfish preflight\`, once for both clusters (--kubeconfig ` +
+        "the would-be consumer, --remote-kubeconfig the provider)"
+      : `layer: ${LAYER_TITLES[c.layer]} · ${c.perPeer ? "runs once per peer" : "runs once per cluster"} · ${
+        c.scope === "dual"
+          ? "needs --remote-kubeconfig (both ends of the peering)"
+          : "works with one kubeconfig"
+      }`,
     "",
     "Reads",
     indent(c.explain.reads),
