@@ -2,8 +2,9 @@
  * PF-RBAC: what `liqoctl peer` will do on each side is allowed — one SelfSubjectAccessReview per
  * verb it needs (`pkg/liqoctl/network/cluster.go`, `authenticate/cluster.go`, `rest/resourceslice`:
  * the tenant namespace, then get/create/update of each object it creates or updates), then the
- * tenant Namespace created with `dryRun=All` (and, where the tenant namespace already exists, the
- * objects inside it), like linkerd's `check --pre`. Neither persists anything, so passive runs ask
+ * tenant Namespace created with `dryRun=All` so that admission speaks too, like linkerd's `check
+ * --pre` (where that namespace exists already there is nothing to create: the reviews alone judge).
+ * Neither persists anything, so passive runs ask
  * them — through the probe hub's declared `access` read (kube/live/access.ts).
  */
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
