@@ -193,3 +193,22 @@ export async function dryRunAll(
   );
   if (rejections.length > 0) throw new DryRunError(rejections);
 }
+
+/**
+ * The permissions a `preflight --probe` run needs in each cluster (both are written to: each may
+ * host the echo server and the client): create/delete/get of its namespace; create, get, list,
+ * watch, delete of pods and create of pods/exec in it; create, get, delete of Services there (the
+ * throwaway UDP Service); get and list of nodes (their addresses for NodePort).
+ */
+export function preflightAccessNeeds(runNamespace: string): AccessAttributes[] {
+  const out: AccessAttributes[] = [];
+  const add = (verbs: string[], a: Omit<AccessAttributes, "verb">): void => {
+    for (const verb of verbs) out.push({ verb, ...a });
+  };
+  add(["create", "delete", "get"], { resource: "namespaces" });
+  add(["create", "get", "list", "watch", "delete"], { resource: "pods", namespace: runNamespace });
+  add(["create"], { resource: "pods", subresource: "exec", namespace: runNamespace });
+  add(["create", "get", "delete"], { resource: "services", namespace: runNamespace });
+  add(["get", "list"], { resource: "nodes" });
+  return out;
+}
