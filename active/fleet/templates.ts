@@ -53,7 +53,11 @@ export function probePodSelector(runId: string): string {
  * `restricted` (the run proves its pods pass it), annotated with the time after which anyone may
  * remove it as a leftover.
  */
-export function namespaceManifest(runId: string, expiresAt: Date | string, kind: RunKind = "probe"): K8sObject {
+export function namespaceManifest(
+  runId: string,
+  expiresAt: Date | string,
+  kind: RunKind = "probe",
+): K8sObject {
   const expires = typeof expiresAt === "string"
     ? expiresAt
     : expiresAt.toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -361,7 +365,9 @@ export function preflightPodManifest(input: PreflightPodInput): K8sObject {
     },
   );
   const p = input.placement;
-  if (p?.nodeSelector && Object.keys(p.nodeSelector).length > 0) pod.spec.nodeSelector = { ...p.nodeSelector };
+  if (p?.nodeSelector && Object.keys(p.nodeSelector).length > 0) {
+    pod.spec.nodeSelector = { ...p.nodeSelector };
+  }
   if (p?.tolerations && p.tolerations.length > 0) pod.spec.tolerations = p.tolerations.map((t) => ({ ...t }));
   if (p?.affinity && Object.keys(p.affinity).length > 0) pod.spec.affinity = { ...p.affinity };
   return pod;
