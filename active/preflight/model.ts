@@ -140,3 +140,14 @@ export function familyOf(address: string): "v4" | "v6" {
 
 /** Datagrams PF-UDP sends to each candidate address. */
 export const ECHO_COUNT = 3;
+
+/** `UDP 203.0.113.10:51840 (LoadBalancer)`, `UDP 172.18.0.3:31234 (NodePort on node n1, InternalIP)`. */
+export function candidateText(c: Candidate): string {
+  const addr = c.address.includes(":") ? `[${c.address}]:${c.port}` : `${c.address}:${c.port}`;
+  const where = c.via === "NodePort"
+    ? `NodePort on node ${c.node ?? "?"}${c.addressType ? `, ${c.addressType}` : ""}`
+    : c.via === "PortMapping"
+    ? "port mapping (--gw-client-address/--gw-client-port)"
+    : "LoadBalancer";
+  return `UDP ${addr} (${where})`;
+}

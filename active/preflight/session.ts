@@ -143,6 +143,7 @@ export async function runPreflight(
 
     // PF-UDP: both directions at once.
     t0 = performance.now();
+    say(`PF-UDP: echo ${servers.map((s) => `${otherSide(s)} → ${s}`).join(", ")}`);
     const nonce = runId;
     const directions: Direction[] = await Promise.all(servers.map((server) => {
       const client = otherSide(server);

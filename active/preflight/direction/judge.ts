@@ -9,8 +9,8 @@
 import type { Outcome } from "../../../checks/types.ts";
 import type { PreflightPathFacts } from "../../../checks/facts.ts";
 import { fix, note } from "../../../checks/remediation.ts";
-import { candidateText } from "../udp/judge.ts";
 import { type CandidateEcho, type Direction, inconclusive, type PfSide } from "../model.ts";
+import { candidateText } from "../model.ts";
 
 /** The order candidates are preferred in, within one direction. */
 const VIA_ORDER = ["LoadBalancer", "NodePort", "PortMapping"] as const;

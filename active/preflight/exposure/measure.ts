@@ -7,6 +7,7 @@ import type { K8sObject } from "../../../kube/source.ts";
 import type { PreflightSideHandle } from "../../fleet/preflight_fleet.ts";
 import { PREFLIGHT_SERVICE } from "../../fleet/templates.ts";
 import type { Exposure, NodeAddresses, PfSide } from "../model.ts";
+import { VIRTUAL_NODE_LABEL, VIRTUAL_NODE_TYPE } from "../../../liqo/names.ts";
 
 type Loose = Record<string, unknown>;
 const rec = (v: unknown): Loose => v !== null && typeof v === "object" && !Array.isArray(v) ? v as Loose : {};
@@ -22,7 +23,7 @@ export function nodeAddresses(
     const spec = rec(n.spec);
     const labels = n.metadata.labels ?? {};
     const ready = arr(status.conditions).map(rec).some((c) => c.type === "Ready" && c.status === "True");
-    const virtual = labels["liqo.io/type"] === "virtual-node";
+    const virtual = labels[VIRTUAL_NODE_LABEL] === VIRTUAL_NODE_TYPE;
     const tainted = arr(spec.taints).map(rec).some((t) =>
       t.effect === "NoSchedule" || t.effect === "NoExecute"
     );

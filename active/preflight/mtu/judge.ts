@@ -8,8 +8,8 @@
 import type { Outcome } from "../../../checks/types.ts";
 import type { PreflightPathFacts } from "../../../checks/facts.ts";
 import { fix, note } from "../../../checks/remediation.ts";
-import { candidateText } from "../udp/judge.ts";
 import { MTU_SEARCH, type MtuSearch, WG_OVERHEAD } from "../model.ts";
+import { candidateText } from "../model.ts";
 
 /** Below this safe MTU the tunnel is judged unusable (IPv6's minimum link MTU, RFC 8200). */
 export const MIN_USEFUL_MTU = 1280;

@@ -10,6 +10,7 @@ import { preflightToken } from "../../commands.ts";
 import {
   type Candidate,
   type CandidateEcho,
+  candidateText,
   type Direction,
   type EchoOutcome,
   inconclusive,
@@ -97,17 +98,6 @@ export function directionOutcome(echoes: readonly CandidateEcho[]): EchoOutcome 
   const order: EchoOutcome[] = ["reply", "icmp-refused", "timeout", "not-run", "no-address"];
   for (const o of order) if (echoes.some((e) => e.outcome === o)) return o;
   return "not-run";
-}
-
-/** `UDP 203.0.113.10:51840 (LoadBalancer)`, `UDP 172.18.0.3:31234 (NodePort on node n1, InternalIP)`. */
-export function candidateText(c: Candidate): string {
-  const addr = c.address.includes(":") ? `[${c.address}]:${c.port}` : `${c.address}:${c.port}`;
-  const where = c.via === "NodePort"
-    ? `NodePort on node ${c.node ?? "?"}${c.addressType ? `, ${c.addressType}` : ""}`
-    : c.via === "PortMapping"
-    ? "port mapping (--gw-client-address/--gw-client-port)"
-    : "LoadBalancer";
-  return `UDP ${addr} (${where})`;
 }
 
 const OUTCOME_WORDS: Readonly<Record<EchoOutcome, string>> = {
