@@ -1,7 +1,7 @@
 /** `flyingfish checks` and `flyingfish explain <ID>`: the catalog as data and as prose. */
 import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
 import { type CheckDef, LAYER_TITLES } from "../checks/types.ts";
-import { CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
+import { ALL_CHECKS, CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
 import { wrapWords } from "../render/wrap.ts";
 import { stdoutIsTty, terminalColumns } from "./output.ts";
 import { knownBugsOf } from "../checks/known_bugs.ts";
@@ -59,14 +59,17 @@ export function catalogEntries(): CatalogEntry[] {
   return CATALOG.filter((c) => !c.active).map(entryOf);
 }
 
-/** The one catalog as data: the passive checks, then the active ones (marked `active`). */
+/**
+ * Every check as data: `check`'s catalog (the passive checks, then the active ones, marked
+ * `active`), then `preflight`'s (layer preflight).
+ */
 export function allCatalogEntries(): CatalogEntry[] {
-  return CATALOG.map(entryOf);
+  return ALL_CHECKS.map(entryOf);
 }
 
-/** Every ID `explain`, `--only` and `--skip` know. */
+/** Every ID `explain` knows. */
 function knownIds(): { id: string; layer: string }[] {
-  return CATALOG.map((c) => ({ id: c.id, layer: c.layer }));
+  return ALL_CHECKS.map((c) => ({ id: c.id, layer: c.layer }));
 }
 
 /** Prints the catalog as a table or JSON. */
@@ -81,7 +84,11 @@ export function printCatalog(format: "text" | "json"): void {
     if (e.layer !== layer) {
       layer = e.layer;
       console.log(`\n ${LAYER_TITLES[e.layer as keyof typeof LAYER_TITLES]}`);
-      if (e.active) {
+      if (e.layer === "preflight") {
+        console.log(
+          "  (run by `flyingfish preflight` before peering; [P]: with --probe, see docs/preflight.md)",
+        );
+      } else if (e.active) {
         console.log("  (run by `flyingfish probe` or `check --active`: they create pods, see README)");
       }
     }

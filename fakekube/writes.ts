@@ -577,6 +577,17 @@ async function remove(
 }
 
 async function accessReview(ctx: WriteContext, req: Request): Promise<Response> {
+  // The review itself is authorized like any create (a role without it gets the API server's 403).
+  const review = { verb: "create", resource: "selfsubjectaccessreviews", group: "authorization.k8s.io" };
+  if (!ctx.permissions.allows(review)) {
+    return status(
+      403,
+      "Forbidden",
+      `selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "${ctx.user}" cannot create resource ` +
+        `"selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope`,
+      { group: "authorization.k8s.io", kind: "selfsubjectaccessreviews" },
+    );
+  }
   const body = await readJson(req);
   if (body === null || body === "invalid") {
     return status(400, "BadRequest", "the body of the request was in an unknown format", {});

@@ -18,6 +18,9 @@ export const VIRTUAL_NODE_TYPE = "virtual-node";
 /** On tenant namespaces, value "true" (`pkg/tenantNamespace/namespaceManager.go`). */
 export const TENANT_NAMESPACE_LABEL = "liqo.io/tenant-namespace";
 
+/** The tenant namespace `liqoctl peer` creates for a remote cluster: this prefix and its cluster ID (`pkg/tenantNamespace/const.go`). */
+export const TENANT_NAMESPACE_PREFIX = "liqo-tenant-";
+
 /**
  * Gateway pod, Deployment and Service labels (the gateway templates); `active: "true"` marks the
  * active replica (`pkg/gateway/concurrent/label.go`).
