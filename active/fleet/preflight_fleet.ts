@@ -35,7 +35,8 @@ export interface PreflightSidePlan {
   roles: PreflightRole[];
   /** The Service in front of the echo pod, when it may be the server. */
   service: { type: "LoadBalancer" | "NodePort"; port: number; nodePort?: number } | null;
-  placement?: GatewayPlacement;
+  /** Each role's placement (the gateway server template's for the echo pod, the client's for the client). */
+  placement?: Partial<Record<PreflightRole, GatewayPlacement>>;
 }
 
 /** Everything {@link openPreflightFleet} creates, decided beforehand. */
@@ -143,7 +144,7 @@ export async function openPreflightFleet(
         role,
         image: plan.image,
         udpPort: plan.port,
-        placement: s.placement,
+        placement: s.placement?.[role],
       }),
     }));
     const svc = s.service

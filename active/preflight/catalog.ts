@@ -22,7 +22,7 @@ function fromPhase(id: string): CheckDef["run"] {
 function pfCheck(id: string, def: Pick<CheckDef, "title" | "explain" | "hops">): CheckDef {
   return {
     id,
-    layer: "probe",
+    layer: "preflight",
     needs: [],
     scope: "dual",
     perPeer: false,

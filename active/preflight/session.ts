@@ -30,6 +30,7 @@ import { type Candidate, type Direction, type Exposure, otherSide, PF_IDS, type 
 import { judgeMtu } from "./mtu/judge.ts";
 import { measureMtu } from "./mtu/measure.ts";
 import type { PreflightProbeOptions } from "./phase.ts";
+import { gatewayPlacement } from "./placement.ts";
 import { judgeUdp } from "./udp/judge.ts";
 import { measureDirection } from "./udp/measure.ts";
 
@@ -104,7 +105,10 @@ export async function runPreflight(
           service: servers.includes(side)
             ? { type, port: options.port, ...(options.nodePort ? { nodePort: options.nodePort } : {}) }
             : null,
-          placement: options.placement?.[side],
+          placement: {
+            echo: options.placement?.[side] ?? gatewayPlacement(clusters[side].view, "server"),
+            client: options.placement?.[side] ?? gatewayPlacement(clusters[side].view, "client"),
+          },
         })),
       }, { signal, onProgress: say, onCreated: (c) => created.push(c) });
     } catch (err) {
@@ -131,7 +135,8 @@ export async function runPreflight(
       }),
       Promise.all(servers.map(async (side): Promise<Exposure> => {
         const h = handle(side);
-        const nodes = await readNodes(h, options.placement?.[side]?.nodeSelector, signal);
+        const placed = options.placement?.[side] ?? gatewayPlacement(clusters[side].view, "server");
+        const nodes = await readNodes(h, placed?.nodeSelector, signal);
         return exposureOf(side, clusters[side].view.name, h, ns, {
           type,
           port: options.port,
