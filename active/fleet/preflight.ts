@@ -15,6 +15,10 @@ import type { ProbeMode, ProbeName, Side } from "../model.ts";
 export const RBAC_POINTER =
   "grant the ClusterRole in deploy/probe-clusterrole.yaml (docs/active-probes.md, RBAC)";
 
+/** The same pointer for `preflight --probe`. */
+export const PREFLIGHT_RBAC_POINTER =
+  "grant the ClusterRole in deploy/preflight-probe-clusterrole.yaml (docs/preflight.md, --probe)";
+
 /** What the run will do in one cluster, as far as permissions go. */
 export interface AccessNeedsInput {
   /** The cluster's side: `remote` creates pods only in direct mode (offload: Liqo runs them). */
@@ -104,7 +108,10 @@ export function denialLine(cluster: string, v: AccessAttributes): string {
 /** A pre-flight that found missing permissions: the tool error, with the denials for callers. */
 export class PreflightError extends ToolError {
   /** Creates the error from every denial, by cluster. */
-  constructor(readonly denials: readonly { cluster: string; verdict: AccessVerdict }[]) {
+  constructor(
+    readonly denials: readonly { cluster: string; verdict: AccessVerdict }[],
+    pointer: string = RBAC_POINTER,
+  ) {
     const lines = denials.map((d) => {
       const why = d.verdict.reason ? ` [${d.verdict.reason}]` : "";
       return denialLine(d.cluster, d.verdict) + why;
@@ -112,7 +119,7 @@ export class PreflightError extends ToolError {
     super(
       `pre-flight: the probe run lacks permissions (nothing was created): ${
         lines.join("; ")
-      }; ${RBAC_POINTER}`,
+      }; ${pointer}`,
     );
     this.name = "PreflightError";
   }
@@ -127,7 +134,7 @@ export class PreflightError extends ToolError {
 export async function preflight(
   targets: readonly ProbeTarget[],
   needs: Partial<Record<Side, readonly AccessAttributes[]>>,
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; pointer?: string } = {},
 ): Promise<void> {
   const answers = await Promise.all(targets.map(async (t) => {
     const asked = needs[t.side] ?? [];
@@ -135,7 +142,7 @@ export async function preflight(
     return verdicts.filter((v) => !v.allowed).map((verdict) => ({ cluster: t.name, verdict }));
   }));
   const denials = answers.flat();
-  if (denials.length > 0) throw new PreflightError(denials);
+  if (denials.length > 0) throw new PreflightError(denials, opts.pointer);
 }
 
 /** Who said no: the admission plugin or webhook named in a refusal, else the Status reason. */

@@ -15,7 +15,7 @@ import { poll } from "../../time.ts";
 import { type CreatedObject, PROBE_LABELS, runNamespace, type Side } from "../model.ts";
 import { Progress, RUN_EXPIRY_MS, waitForPods } from "./fleet.ts";
 import type { ExpectedPod } from "./pod_verdict.ts";
-import { admissionName, preflight, preflightAccessNeeds } from "./preflight.ts";
+import { admissionName, PREFLIGHT_RBAC_POINTER, preflight, preflightAccessNeeds } from "./preflight.ts";
 import type { ProbeTarget } from "./target.ts";
 import {
   type GatewayPlacement,
@@ -109,7 +109,7 @@ export async function openPreflightFleet(
   // 1. Every permission in both clusters, one error listing all denials.
   const needs: Partial<Record<Side, ReturnType<typeof preflightAccessNeeds>>> = {};
   for (const s of plan.sides) needs[s.target.side] = preflightAccessNeeds(ns);
-  await preflight(targets, needs, { signal });
+  await preflight(targets, needs, { signal, pointer: PREFLIGHT_RBAC_POINTER });
   say(`pre-flight: permissions granted in ${targets.map((t) => t.name).join(", ")}`);
 
   // 2. The run namespace.

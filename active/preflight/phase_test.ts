@@ -96,10 +96,11 @@ const ROWS: Row[] = [
   {
     name: "provider LoadBalancer pending, private nodes: the server on the consumer",
     shape: { network: { wan: { internalRoutable: false } }, milan: PENDING },
+    opts: { probeTimeoutMs: 1_000 },
     expect: { "PF-EXP": "warn", "PF-UDP": "warn", "PF-DIR": "pass", "PF-MTU": "pass" },
     path: { serverSide: "consumer", serviceType: "LoadBalancer" },
     match: {
-      "PF-EXP": /no LoadBalancer address within 3 s \(pending\)/,
+      "PF-EXP": /no LoadBalancer address within 1 s \(pending\)/,
       "PF-DIR": /--gw-server-service-location Consumer/,
     },
   },
@@ -132,7 +133,12 @@ const ROWS: Row[] = [
       rome: PENDING,
       milan: PENDING,
     },
-    opts: { serverSide: "provider", natEndpoint: { address: "203.0.113.77", port: 40000 }, nodePort: 31840 },
+    opts: {
+      serverSide: "provider",
+      natEndpoint: { address: "203.0.113.77", port: 40000 },
+      nodePort: 31840,
+      probeTimeoutMs: 1_000,
+    },
     expect: { "PF-UDP": "pass", "PF-DIR": "pass", "PF-EXP": "fail" },
     path: {
       serverSide: "provider",
@@ -243,4 +249,30 @@ Deno.test("preflight phase: Ctrl-C during the echo removes everything and leaves
   for (const id of IDS) assert.equal(r.out[id].status, "unknown", `${id}: ${r.out[id].summary}`);
   assert.match(r.out["PF-UDP"].summary, /interrupted by SIGINT; what it created was removed/);
   assert.deepEqual(r.leftovers, []);
+});
+
+Deno.test("preflight phase: a missing permission is one tool error naming it and the role; nothing is created", async () => {
+  const pair = await preflightPair({ milan: { lifecycle: { deny: ["create services"] } } });
+  try {
+    const phase = createPreflightPhase({
+      consumer: pair.consumer.target,
+      provider: pair.provider.target,
+      options: options(),
+      control: { signal: new AbortController().signal, signalHost: NO_SIGNALS, write: () => {} },
+      timeoutLabel: "--timeout 2m",
+      hostDial: HOST_OK,
+    });
+    const o = await phase.outcome("PF-UDP", { local: pair.consumer.view, remote: pair.provider.view });
+    assert.equal(o.status, "unknown");
+    const err = phase.error() as Error;
+    assert.match(
+      err.message,
+      /cannot create services in namespace flyingfish-preflight-pftest01 \(cluster milan-8d1f03\)/,
+    );
+    assert.match(err.message, /deploy\/preflight-probe-clusterrole\.yaml/);
+    assert.deepEqual([...pair.leftovers("rome"), ...pair.leftovers("milan")], []);
+    assert.ok(!pair.fakes.rome.requests.some((r) => r.method === "POST" && r.path === "/api/v1/namespaces"));
+  } finally {
+    await pair.close();
+  }
 });
