@@ -8,6 +8,7 @@
  * peering dump, the cheat sheet and the run metadata (clusters with Kubernetes and Liqo versions).
  */
 import { activeHtml } from "./active_html.ts";
+import { preflightHtml } from "./preflight.ts";
 import {
   type AlsoFailing,
   type Hop as DeclaredHop,
@@ -354,6 +355,7 @@ export function renderHtml(report: Report): string {
     inv ? `<div class="meta">Command: <code class="cmdline">${h(inv.commandLine)}</code></div>` : "",
   );
 
+  if (report.preflight) body.push(preflightHtml(report.preflight, h));
   // Diagnosis
   if (report.stopped) {
     body.push(

@@ -69,7 +69,7 @@ export function peerNeeds(role: Role, intent: Pick<Intent, "serverSide">): PeerN
 }
 
 /** The tenant namespace `liqoctl peer` creates on `side` for the other cluster. */
-function tenantNamespace(side: Side, other: Side): string {
+function tenantNamespace(other: Side): string {
   const id = other.view.clusterId ?? other.view.context.toLowerCase().replace(/[^a-z0-9-]/g, "-");
   return `${TENANT_NAMESPACE_PREFIX}${id}`;
 }
@@ -123,7 +123,7 @@ async function run(ctx: CheckContext): Promise<Outcome> {
   const evidence: string[] = [];
   await Promise.all(sides.map(async (side, i) => {
     const other = sides[1 - i];
-    const ns = tenantNamespace(side, other);
+    const ns = tenantNamespace(other);
     const nsExists = (side.view.inv.tryItems("namespaces") ?? []).some((n) => n.metadata.name === ns);
     const reviews = accessQuestions(side.role, intent, ns);
     const dryRuns = nsExists ? [] : [tenantNamespaceObject(ns, other.view.clusterId)];
