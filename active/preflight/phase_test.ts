@@ -13,6 +13,7 @@ import type { PreflightPathFacts } from "../../checks/facts.ts";
 import { PROBE_IMAGES } from "../fleet/images.ts";
 import { type PairShape, preflightPair } from "../../tests/support/preflight_pair.ts";
 import type { SignalHost } from "../fleet/signals.ts";
+import { cleanupLeftovers } from "../fleet/cleanup.ts";
 
 const IDS = ["PF-API", "PF-EXP", "PF-UDP", "PF-DIR", "PF-MTU"] as const;
 
@@ -272,6 +273,47 @@ Deno.test("preflight phase: a missing permission is one tool error naming it and
     assert.match(err.message, /deploy\/preflight-probe-clusterrole\.yaml/);
     assert.deepEqual([...pair.leftovers("rome"), ...pair.leftovers("milan")], []);
     assert.ok(!pair.fakes.rome.requests.some((r) => r.method === "POST" && r.path === "/api/v1/namespaces"));
+  } finally {
+    await pair.close();
+  }
+});
+
+Deno.test("preflight phase: --keep keeps both namespaces and names the command; probe --cleanup finds and removes them", async () => {
+  const pair = await preflightPair({});
+  try {
+    const lines: string[] = [];
+    const phase = createPreflightPhase({
+      consumer: pair.consumer.target,
+      provider: pair.provider.target,
+      options: options({ keep: true, runId: "pfkeep01" }),
+      control: {
+        signal: new AbortController().signal,
+        signalHost: NO_SIGNALS,
+        write: () => {},
+        onProgress: (l) => lines.push(l),
+      },
+      timeoutLabel: "--timeout 2m",
+      hostDial: HOST_OK,
+    });
+    await phase.outcome("PF-UDP", { local: pair.consumer.view, remote: pair.provider.view });
+    assert.ok(
+      lines.some((l) =>
+        /^kept flyingfish-preflight-pfkeep01: remove it with: flyingfish probe --cleanup --run-id pfkeep01 --context rome --remote-context milan$/
+          .test(l)
+      ),
+      lines.join("\n"),
+    );
+    assert.ok(pair.leftovers("rome").includes("Namespace /flyingfish-preflight-pfkeep01"));
+    assert.ok(pair.leftovers("milan").includes("Pod flyingfish-preflight-pfkeep01/ff-preflight-echo"));
+    const records = await cleanupLeftovers([pair.consumer.target, pair.provider.target], {
+      all: true,
+      budgetMs: 10_000,
+    });
+    assert.deepEqual(records.map((r) => `${r.namespace} ${r.status}`), [
+      "flyingfish-preflight-pfkeep01 removed",
+      "flyingfish-preflight-pfkeep01 removed",
+    ]);
+    assert.deepEqual([...pair.leftovers("rome"), ...pair.leftovers("milan")], []);
   } finally {
     await pair.close();
   }
