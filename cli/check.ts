@@ -293,6 +293,8 @@ export interface DiagnoseHooks {
   invocation?: Invocation;
   /** The active phase of an active run (diagnose/active.ts). */
   activePhase?: DiagnosisRequest["active"];
+  /** `flyingfish preflight`: the two clusters are judged before peering (diagnose/run.ts). */
+  preflight?: boolean;
 }
 
 /** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
@@ -324,6 +326,7 @@ export async function diagnoseSources(
     catalog: hooks.catalog,
     invocation: hooks.invocation,
     active: hooks.activePhase,
+    preflight: hooks.preflight,
     onNotice: (line) => console.error(`flyingfish: ${line}`),
   });
 }
@@ -355,6 +358,8 @@ export async function diagnoseAndPrint(
     select?: (report: Report) => Report;
     /** Write the rendered report to this file instead of stdout (`-` or absent: stdout). */
     outputFile?: string;
+    /** `flyingfish preflight` (see {@link DiagnoseHooks.preflight}). */
+    preflight?: boolean;
   },
 ): Promise<Report> {
   const [{ render }, { LiveProgress }, { clusterLines, connectingLine }] = await Promise.all([
@@ -382,6 +387,7 @@ export async function diagnoseAndPrint(
       catalog: opts.catalog,
       invocation: opts.invocation,
       activePhase: opts.activePhase,
+      preflight: opts.preflight,
     });
   } finally {
     stopProgress();

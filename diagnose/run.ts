@@ -235,7 +235,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
     ...(req.active?.record ? { active: req.active.record() } : {}),
   }, req.invocation ?? null);
-  if (!req.preflight || !remote) return report;
+  if (!req.preflight) return report;
   const named = (v: ClusterView, file: string | null) => ({
     name: v.name,
     kubeconfig: file,
@@ -249,7 +249,9 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
       factsOf,
       intent: req.options.preflight,
       consumer: named(local, req.invocation?.kubeconfig.local ?? null),
-      provider: named(remote, req.invocation?.kubeconfig.remote ?? null),
+      provider: remote
+        ? named(remote, req.invocation?.kubeconfig.remote ?? null)
+        : { name: "the provider", kubeconfig: req.invocation?.kubeconfig.remote ?? null, context: "", liqoNamespace: null },
       probed: req.active !== undefined,
     }),
   };

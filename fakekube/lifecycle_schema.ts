@@ -13,6 +13,15 @@ export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObj
    * Honoured by SelfSubjectAccessReviews, writes, reads and exec alike. "*" as verb denies all verbs.
    */
   deny: z.array(z.string().regex(/^\S+ \S+$/, 'a "verb resource[/subresource]" pair')).default([]),
+  /**
+   * Validating admission webhooks that deny creates (dry runs included) of a resource (plural, or
+   * plural.group), with the API server's message: `admission webhook "<webhook>" denied the request: <message>`.
+   */
+  admissionDeny: z.array(z.strictObject({
+    resource: z.string().min(1),
+    webhook: z.string().min(1),
+    message: z.string().min(1),
+  })).default([]),
   /** Pod Security level enforced in namespaces without a `pod-security.kubernetes.io/enforce` label. */
   podSecurity: z.enum(["privileged", "baseline", "restricted"]).default("privileged"),
   /** Image references containing any of these strings fail to pull (ErrImagePull, then ImagePullBackOff). */
@@ -61,6 +70,7 @@ export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObj
 /** The lifecycle knobs of one fake cluster, defaults applied (fields as {@link LifecycleSchema} documents). */
 export interface Lifecycle {
   deny: string[];
+  admissionDeny: { resource: string; webhook: string; message: string }[];
   podSecurity: "privileged" | "baseline" | "restricted";
   imagePullFailures: string[];
   namespaceStuck: boolean;

@@ -67,6 +67,8 @@ const ClusterSchema = z.strictObject({
   wireguard: WireguardStateSchema.optional(),
   forbid: z.array(z.string()).default([]),
   latencyMs: z.number().nonnegative().default(0),
+  /** `/version` gitVersion of this cluster (default v1.31.4). */
+  serverVersion: z.string().regex(/^v\d+\.\d+\.\d+/).optional(),
   down: z.boolean().default(false),
   logs: z.record(z.string(), z.string()).optional(),
   missingGroups: z.array(z.string().regex(/\./, "an API group such as ipam.liqo.io")).default([]),
@@ -125,6 +127,7 @@ export interface ScenarioCluster {
   wireguard?: WireguardState;
   forbid: string[];
   latencyMs: number;
+  serverVersion?: string;
   down: boolean;
   logs?: Record<string, string>;
   /** API groups not served (CRDs not installed), e.g. ["ipam.liqo.io"]. */
@@ -483,6 +486,7 @@ export async function buildClusterConfig(
     wireguard,
     forbid: c.forbid,
     latencyMs: c.latencyMs,
+    ...(c.serverVersion ? { serverVersion: c.serverVersion } : {}),
     ...(c.logs ? { logs: c.logs } : {}),
     ...(c.missingGroups.length ? { missingGroups: c.missingGroups } : {}),
     ...(c.faults.length ? { faults: c.faults } : {}),

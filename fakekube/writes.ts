@@ -428,6 +428,18 @@ async function create(
     });
   }
 
+  // Validating admission webhooks run after validation, dry runs included.
+  const hook = ctx.config.admissionDeny.find((a) =>
+    a.resource === r.plural || a.resource === `${r.plural}.${r.group}`
+  );
+  if (hook) {
+    return status(
+      403,
+      "Forbidden",
+      `admission webhook "${hook.webhook}" denied the request: ${hook.message}`,
+      details(r, name),
+    );
+  }
   if (r.group === "" && r.plural === "pods") {
     const { level, version: psVersion } = enforcedLevel(nsObj, ctx.config.podSecurity);
     const violations = podSecurityViolations(obj, level);
