@@ -58,13 +58,6 @@ export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObj
    * pods; the next create is refused `exceeded quota`, as the quota admission plugin does.
    */
   quota: z.strictObject({ pods: z.number().int().nonnegative() }).optional(),
-  /** Validating webhooks that refuse every create of `kind` in namespaces starting with `namespacePrefix`. */
-  webhookDeny: z.array(z.strictObject({
-    kind: z.string(),
-    namespacePrefix: z.string().default(""),
-    webhook: z.string(),
-    message: z.string(),
-  })).default([]),
 });
 
 /** The lifecycle knobs of one fake cluster, defaults applied (fields as {@link LifecycleSchema} documents). */
@@ -83,13 +76,11 @@ export interface Lifecycle {
   serviceCIDR?: string;
   loadBalancer: { mode: "assign" | "pending" | "dropsUdp"; pool: string[]; delayMs: number };
   quota?: { pods: number };
-  webhookDeny: { kind: string; namespacePrefix: string; webhook: string; message: string }[];
 }
 
 /** The lifecycle knobs as written (every field optional). */
-export type LifecycleInput = Partial<Omit<Lifecycle, "loadBalancer" | "webhookDeny">> & {
+export type LifecycleInput = Partial<Omit<Lifecycle, "loadBalancer">> & {
   loadBalancer?: Partial<Lifecycle["loadBalancer"]>;
-  webhookDeny?: { kind: string; namespacePrefix?: string; webhook: string; message: string }[];
 };
 
 /** Lifecycle defaults (what a cluster without a `lifecycle:` section gets). */

@@ -1,7 +1,7 @@
 /**
- * Admission beyond Pod Security, as clusters really refuse pods: a ResourceQuota on pods (the
- * quota plugin's `exceeded quota` 403) and validating webhooks that deny (Kyverno, Gatekeeper:
- * `admission webhook "…" denied the request: …`); and the NodePort allocator of Services of type
+ * Admission beyond Pod Security and the webhooks (writes.ts `admissionDeny`), as clusters really
+ * refuse pods: a ResourceQuota on pods (the quota plugin's `exceeded quota` 403); and the NodePort
+ * allocator of Services of type
  * NodePort and LoadBalancer (30000–32767, the API server's default range).
  */
 import { field, type K8sObject } from "./object.ts";
@@ -17,7 +17,7 @@ export const QUOTA_NAME = "compute-resources";
 export type Refusal = { code: number; reason: string; message: string } | null;
 
 /**
- * Why a create of `kind` `name` in namespace `ns` is refused by the webhooks or the quota, or null.
+ * Why a create of `kind` `name` in namespace `ns` is refused by the quota, or null.
  * `podsInNamespace`: the pods already stored there.
  */
 export function policyRefusal(
@@ -25,18 +25,9 @@ export function policyRefusal(
   plural: string,
   name: string,
   ns: string | undefined,
-  cfg: Pick<Lifecycle, "quota" | "webhookDeny">,
+  cfg: Pick<Lifecycle, "quota">,
   podsInNamespace: number,
 ): Refusal {
-  for (const w of cfg.webhookDeny) {
-    if (w.kind === kind && (ns ?? "").startsWith(w.namespacePrefix)) {
-      return {
-        code: 400,
-        reason: "BadRequest",
-        message: `admission webhook "${w.webhook}" denied the request: ${w.message}`,
-      };
-    }
-  }
   if (kind === "Pod" && cfg.quota && ns !== undefined && podsInNamespace + 1 > cfg.quota.pods) {
     const used = podsInNamespace;
     return {

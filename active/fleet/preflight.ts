@@ -117,9 +117,7 @@ export class PreflightError extends ToolError {
       return denialLine(d.cluster, d.verdict) + why;
     });
     super(
-      `pre-flight: the probe run lacks permissions (nothing was created): ${
-        lines.join("; ")
-      }; ${pointer}`,
+      `pre-flight: the probe run lacks permissions (nothing was created): ${lines.join("; ")}; ${pointer}`,
     );
     this.name = "PreflightError";
   }

@@ -15,7 +15,7 @@ import { poll } from "../../time.ts";
 import { type CreatedObject, PROBE_LABELS, runNamespace, type Side } from "../model.ts";
 import { Progress, RUN_EXPIRY_MS, waitForPods } from "./fleet.ts";
 import type { ExpectedPod } from "./pod_verdict.ts";
-import { admissionName, PREFLIGHT_RBAC_POINTER, preflight, preflightAccessNeeds } from "./preflight.ts";
+import { admissionName, preflight, PREFLIGHT_RBAC_POINTER, preflightAccessNeeds } from "./preflight.ts";
 import type { ProbeTarget } from "./target.ts";
 import {
   type GatewayPlacement,

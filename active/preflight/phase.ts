@@ -9,7 +9,7 @@ import type { ActiveControl } from "../session.ts";
 import type { ProbeTarget } from "../fleet/target.ts";
 import { RunStopped, type StopCause } from "../fleet/signals.ts";
 import type { GatewayPlacement } from "../fleet/templates.ts";
-import type { CleanupRecord, CreatedObject } from "../model.ts";
+import type { ActiveRunRecord, CleanupRecord, CreatedObject } from "../model.ts";
 import { PF_IDS } from "./model.ts";
 import { runPreflight } from "./session.ts";
 
@@ -66,8 +66,13 @@ export interface PreflightRun extends ActivePhase {
   stoppedBy(): StopCause | null;
   /** A tool error the session ended with: the run is exit 3. */
   error(): unknown;
-  /** What the run created and what became of it (null: no session ran). */
-  record(): {
+  /**
+   * The report's `active` block: what the run created and what became of it (null: no session
+   * ran). `probes` is empty: the PF-[P] checks are not `flyingfish probe` probes.
+   */
+  record(): ActiveRunRecord | null;
+  /** The run's id, what it created and removed, and the wall time of each stage (benchmarks). */
+  preflightRecord(): {
     runId: string;
     created: CreatedObject[];
     cleanup: CleanupRecord[];
@@ -80,7 +85,8 @@ export function createPreflightPhase(input: PreflightPhaseInput): PreflightRun {
   let session: Promise<Map<string, Outcome>> | null = null;
   let stoppedBy: StopCause | null = null;
   let error: unknown = null;
-  let record: ReturnType<PreflightRun["record"]> = null;
+  let record: ReturnType<PreflightRun["preflightRecord"]> = null;
+  let provider = "";
 
   const run = async (
     views: { local: ClusterView; remote: ClusterView | null },
@@ -133,7 +139,19 @@ export function createPreflightPhase(input: PreflightPhaseInput): PreflightRun {
     },
     stoppedBy: () => stoppedBy,
     error: () => error,
-    record: () => record,
+    preflightRecord: () => record,
+    record: () =>
+      record && {
+        runId: record.runId,
+        mode: "direct",
+        peer: provider,
+        probes: [],
+        created: record.created,
+        cleanup: record.cleanup,
+        excluded: [],
+        images: { ...input.options.images },
+        matrix: null,
+      },
   };
 }
 

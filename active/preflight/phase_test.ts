@@ -165,9 +165,8 @@ const ROWS: Row[] = [
     shape: {
       milan: {
         lifecycle: {
-          webhookDeny: [{
-            kind: "Pod",
-            namespacePrefix: "flyingfish-",
+          admissionDeny: [{
+            resource: "pods",
             webhook: "validate.kyverno.svc",
             message: "images must come from corp.example",
           }],
@@ -222,7 +221,7 @@ for (const row of ROWS) {
       }
     }
     assert.deepEqual(r.leftovers, [], "nothing of the run is left");
-    const rec = r.phase.record();
+    const rec = r.phase.preflightRecord();
     assert.ok(rec && rec.created.some((c) => c.kind === "Namespace" && c.namespace === null));
     assert.ok(rec.cleanup.every((c) => c.status === "removed"), JSON.stringify(rec.cleanup));
     assert.equal(r.phase.error(), null);
