@@ -42,6 +42,8 @@ export interface PreflightProbeOptions {
    * (Liqo docs/advanced/nat.md option B), tried beside the Service's own addresses.
    */
   natEndpoint?: { address: string; port: number } | null;
+  /** Dial the provider API URL from this host too (false: `--no-network-probes`); default true. */
+  hostProbe?: boolean;
   /** Each side's gateway placement (its WgGateway*Template's nodeSelector, tolerations, affinity). */
   placement?: Partial<Record<"consumer" | "provider", GatewayPlacement>>;
 }

@@ -131,7 +131,7 @@ export async function runPreflight(
         clientPod: handle("consumer").pods.client,
         timeoutMs: Math.min(options.probeTimeoutMs, 10_000),
         signal,
-        hostDial: hooks.hostDial,
+        hostDial: options.hostProbe === false ? null : hooks.hostDial,
       }),
       Promise.all(servers.map(async (side): Promise<Exposure> => {
         const h = handle(side);

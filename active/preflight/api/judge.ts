@@ -50,7 +50,7 @@ export function judgeApi(
   why: string | null = null,
 ): Outcome {
   const hostLine = host === null
-    ? "this host: not dialled"
+    ? "this host: not dialled (--no-network-probes)"
     : host.outcome === "ok"
     ? `this host: TCP + TLS to ${api.url} ok${host.detail ? ` (${host.detail})` : ""}`
     : `this host: ${host.outcome}: ${host.detail ?? ""}`;
@@ -74,6 +74,10 @@ export function judgeApi(
     status: "fail",
     summary: hostOk
       ? `the host reaches ${api.url}, the consumer cluster cannot: ${WORDS[pod.reach.kind]} (from ${from})`
+      : host === null
+      ? `${api.url} is not reachable from the consumer (${
+        WORDS[pod.reach.kind]
+      }, from ${from}); this host did not dial it (--no-network-probes)`
       : `${api.url} is not reachable from the consumer (${
         WORDS[pod.reach.kind]
       }, from ${from}), nor from this host`,

@@ -34,17 +34,18 @@ export async function measureApi(input: {
   clientPod: PreflightPodState | undefined;
   timeoutMs: number;
   signal: AbortSignal;
-  /** The host's dial (tests replace it). */
-  hostDial?: (url: string) => Promise<TlsDialResult>;
+  /** The host's dial (tests replace it); null: not from this host (`--no-network-probes`). */
+  hostDial?: ((url: string) => Promise<TlsDialResult>) | null;
 }): Promise<
   {
     pod: { reach: PodReach; pod: string; node: string | null; cluster: string } | null;
-    host: TlsDialResult;
+    host: TlsDialResult | null;
     why: string | null;
   }
 > {
-  const hostDial = input.hostDial ??
-    ((url: string) => dialTls(url, { timeoutMs: input.timeoutMs, signal: input.signal }));
+  const hostDial: (url: string) => Promise<TlsDialResult | null> = input.hostDial === null
+    ? () => Promise.resolve(null)
+    : input.hostDial ?? ((url: string) => dialTls(url, { timeoutMs: input.timeoutMs, signal: input.signal }));
   const p = input.clientPod;
   const fromPod = async () => {
     if (!p) return { pod: null, why: "no client pod in the consumer" };
