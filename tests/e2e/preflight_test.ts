@@ -1,0 +1,72 @@
+/**
+ * `flyingfish preflight` through the real CLI over HTTPS, one run per scenario of
+ * testdata/preflight/: each check's outcome and evidence (the scenario's `expect`, as for `check`),
+ * the verdict, the `liqoctl peer` line and the exit code. The healthy pair is all-pass, exit 0.
+ */
+import assert from "node:assert/strict";
+import { listScenarios } from "../../fakekube/mod.ts";
+import { assertExpected } from "./harness.ts";
+import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
+
+/** Per scenario: the verdict, and words the liqoctl line must hold (null: no line). */
+const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null }> = {
+  "healthy": {
+    verdict: "can-peer",
+    line: [
+      "liqoctl peer --kubeconfig rome.kubeconfig --context rome --remote-kubeconfig milan.kubeconfig " +
+      "--remote-context milan --gw-server-service-location Provider --gw-server-service-type LoadBalancer",
+    ],
+  },
+  "liqo-absent-provider": { verdict: "can-peer", line: ["--remote-kubeconfig milan.kubeconfig"] },
+  "liqo-other-namespace": { verdict: "can-peer", line: ["--liqo-namespace liqo-system"] },
+  "same-cluster-twice": { verdict: "cannot-peer", line: ["--remote-kubeconfig rome.kubeconfig"] },
+  "same-cluster-id": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "already-peered": { verdict: "already-peered", line: null },
+  "old-kernel": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "k8s-outside-window": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "liqo-minor-skew": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "rbac-denied": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "rbac-admission-refused": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "rbac-review-forbidden": { verdict: "could-not-judge", line: ["liqoctl peer"] },
+  "template-missing-field": { verdict: "cannot-peer", line: ["--gw-server-service-type NodePort"] },
+  "ipam-exhaustion": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "ipam-collision": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "clock-skew": { verdict: "can-peer-with-changes", line: ["liqoctl peer"] },
+};
+
+Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
+  const names = await listScenarios(PREFLIGHT_ROOT);
+  assert.deepEqual(names, Object.keys(VERDICTS).sort(), "a verdict for every scenario, a scenario for every verdict");
+  const runs: PreflightRun[] = [];
+  // Four at a time: a run is two fake servers and one CLI process.
+  for (let i = 0; i < names.length; i += 4) runs.push(...await Promise.all(names.slice(i, i + 4).map((n) => runPreflight(n))));
+  for (const r of runs) {
+    const name = r.scenario.name;
+    assertExpected(r.scenario, r);
+    const p = r.report.preflight;
+    assert.ok(p, `${name}: a preflight block`);
+    assert.equal(p.version, "1");
+    assert.equal(p.verdict, VERDICTS[name].verdict, `${name}: verdict (${p.message})`);
+    const want = VERDICTS[name].line;
+    if (want === null) assert.equal(p.liqoctl, null, `${name}: no liqoctl line`);
+    else for (const w of want) assert.ok(p.liqoctl?.line.includes(w), `${name}: the line holds ${w}: ${p.liqoctl?.line}`);
+    // The consumer's kubeconfig is --kubeconfig, the provider's --remote-kubeconfig: never swapped.
+    if (p.liqoctl) assert.match(p.liqoctl.line, /^liqoctl peer --kubeconfig rome\.kubeconfig --context rome /);
+    assert.equal(p.blockers.length > 0, p.verdict === "cannot-peer", `${name}: blockers iff cannot peer`);
+  }
+});
+
+Deno.test("preflight: text names the verdict and prints the line; a missing provider is exit 3", async () => {
+  const text = await runPreflight("rbac-denied", { output: "text" });
+  assert.equal(text.code, 2);
+  assert.match(text.stdout, /✗ verdict: cannot peer: 1 check\(s\) failed/);
+  assert.match(text.stdout, /cannot create tenants\.authentication\.liqo\.io in namespace liqo-tenant-rome-4b2a9e on\s+milan-8d1f03 \(provider\)/);
+  assert.match(text.stdout, /# once fixed, peer from the consumer \(rome-4b2a9e\):\n\s+liqoctl peer --kubeconfig rome\.kubeconfig/);
+  const { runCli } = await import("./harness.ts");
+  const alone = await runCli(["preflight", "--kubeconfig", "/nonexistent"]);
+  assert.equal(alone.code, 3);
+  assert.match(alone.stderr, /name the would-be provider with --remote-kubeconfig/);
+  const flags = await runCli(["preflight", "--remote-context", "x", "--keep"]);
+  assert.equal(flags.code, 3);
+  assert.match(flags.stderr, /--keep goes with --probe/);
+});
