@@ -24,7 +24,7 @@ function pfCheck(id: string, def: Pick<CheckDef, "title" | "explain" | "hops">):
     id,
     layer: "preflight",
     needs: [],
-    scope: "dual",
+    scope: "single",
     perPeer: false,
     reads: ["nodes"],
     active: { probe: PREFLIGHT_PROBE, modes: ["direct"] },
