@@ -151,6 +151,17 @@ const ROWS: Row[] = [
     match: { "PF-DIR": /--gw-client-address 203\.0\.113\.77 --gw-client-port 40000/ },
   },
   {
+    name: "the provider's LoadBalancer gets an address but drops UDP: its NodePort carries the echo",
+    shape: { milan: { lifecycle: { loadBalancer: { mode: "dropsUdp" } } } },
+    expect: { "PF-EXP": "pass", "PF-UDP": "pass", "PF-DIR": "pass" },
+    path: { serverSide: "provider", serviceType: "NodePort" },
+    match: {
+      "PF-UDP": /→ UDP 198\.51\.100\.1\d:51840 \(LoadBalancer\): no answer \(timeout\)/,
+      "PF-DIR":
+        /exposed as a NodePort \(--gw-server-service-type NodePort; the echo crossed on UDP 10\.10\.20\.1\d:3\d{4} \(NodePort on node milan-worker-[12], InternalIP\)\)/,
+    },
+  },
+  {
     name: "a firewall drops UDP both ways: nothing works, open what is named",
     shape: { network: { wan: { firewall: [{ from: "rome", to: "milan" }, { from: "milan", to: "rome" }] } } },
     expect: { "PF-EXP": "pass", "PF-UDP": "fail", "PF-DIR": "fail", "PF-MTU": "unknown" },
@@ -312,6 +323,37 @@ Deno.test("preflight phase: --keep keeps both namespaces and names the command; 
       "flyingfish-preflight-pfkeep01 removed",
       "flyingfish-preflight-pfkeep01 removed",
     ]);
+    assert.deepEqual([...pair.leftovers("rome"), ...pair.leftovers("milan")], []);
+  } finally {
+    await pair.close();
+  }
+});
+
+Deno.test("preflight phase: the run's --timeout during the echo stops it, removes everything, every PF-[P] unknown", async () => {
+  const pair = await preflightPair({
+    network: {
+      timeScale: 1,
+      wan: { firewall: [{ from: "rome", to: "milan" }, { from: "milan", to: "rome" }] },
+    },
+  });
+  try {
+    const phase = createPreflightPhase({
+      consumer: pair.consumer.target,
+      provider: pair.provider.target,
+      options: options(),
+      control: {
+        signal: new AbortController().signal,
+        signalHost: NO_SIGNALS,
+        write: () => {},
+        runTimeoutMs: 1_500,
+      },
+      timeoutLabel: "--timeout 1.5s",
+      hostDial: HOST_OK,
+    });
+    const o = await phase.outcome("PF-DIR", { local: pair.consumer.view, remote: pair.provider.view });
+    assert.equal(phase.stoppedBy(), "timeout");
+    assert.equal(o.status, "unknown");
+    assert.match(o.summary, /--timeout 1\.5s reached; what it created was removed/);
     assert.deepEqual([...pair.leftovers("rome"), ...pair.leftovers("milan")], []);
   } finally {
     await pair.close();
