@@ -93,6 +93,7 @@ export function createPreflightPhase(input: PreflightPhaseInput): PreflightRun {
   const run = async (
     views: { local: ClusterView; remote: ClusterView | null },
   ): Promise<Map<string, Outcome>> => {
+    provider = views.remote?.name ?? "";
     if (!views.remote) {
       return every({
         status: "unknown",
