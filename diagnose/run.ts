@@ -249,9 +249,12 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
       factsOf,
       intent: req.options.preflight,
       consumer: named(local, req.invocation?.kubeconfig.local ?? null),
-      provider: remote
-        ? named(remote, req.invocation?.kubeconfig.remote ?? null)
-        : { name: "the provider", kubeconfig: req.invocation?.kubeconfig.remote ?? null, context: "", liqoNamespace: null },
+      provider: remote ? named(remote, req.invocation?.kubeconfig.remote ?? null) : {
+        name: "the provider",
+        kubeconfig: req.invocation?.kubeconfig.remote ?? null,
+        context: "",
+        liqoNamespace: null,
+      },
       probed: req.active !== undefined,
     }),
   };

@@ -16,6 +16,7 @@ export {
   loadBase,
   loadScenario,
   parseObjects,
+  preflightScenariosRoot,
   readText,
   type Scenario,
   scenariosRoot,

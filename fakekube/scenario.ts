@@ -214,6 +214,11 @@ export function activeScenariosRoot(): URL {
   return new URL("active/", testdata);
 }
 
+/** testdata/preflight/: two clusters before peering (`flyingfish preflight`), apart from both matrices. */
+export function preflightScenariosRoot(): URL {
+  return new URL("preflight/", testdata);
+}
+
 /** testdata/base/: the base example clusters. */
 export function baseRoot(): URL {
   return new URL("base/", testdata);

@@ -73,14 +73,17 @@ Deno.test("canonical puts keys in schema order", () => {
   const r = sampleReport();
   const shuffled = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
   // `stopped` and `active` are optional: a passive report that ran to its end has every other key, in order.
-  const optional = ["active", "stopped"];
+  const optional = ["active", "stopped", "preflight"];
   assert.deepEqual(Object.keys(canonical(shuffled)), REPORT_KEYS.filter((k) => !optional.includes(k)));
   assert.deepEqual(
     Object.keys(canonical({ ...shuffled, active: null })),
-    REPORT_KEYS.filter((k) => k !== "stopped"),
+    REPORT_KEYS.filter((k) => k !== "stopped" && k !== "preflight"),
   );
   const stopped = { by: "SIGINT" as const, message: "interrupted" };
-  assert.deepEqual(Object.keys(canonical({ ...shuffled, active: null, stopped })), [...REPORT_KEYS]);
+  assert.deepEqual(
+    Object.keys(canonical({ ...shuffled, active: null, stopped })),
+    REPORT_KEYS.filter((k) => k !== "preflight"),
+  );
 });
 
 Deno.test("varyingScopes and formatDuration", () => {

@@ -36,10 +36,16 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
 
 Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
   const names = await listScenarios(PREFLIGHT_ROOT);
-  assert.deepEqual(names, Object.keys(VERDICTS).sort(), "a verdict for every scenario, a scenario for every verdict");
+  assert.deepEqual(
+    names,
+    Object.keys(VERDICTS).sort(),
+    "a verdict for every scenario, a scenario for every verdict",
+  );
   const runs: PreflightRun[] = [];
   // Four at a time: a run is two fake servers and one CLI process.
-  for (let i = 0; i < names.length; i += 4) runs.push(...await Promise.all(names.slice(i, i + 4).map((n) => runPreflight(n))));
+  for (let i = 0; i < names.length; i += 4) {
+    runs.push(...await Promise.all(names.slice(i, i + 4).map((n) => runPreflight(n))));
+  }
   for (const r of runs) {
     const name = r.scenario.name;
     assertExpected(r.scenario, r);
@@ -49,9 +55,13 @@ Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit co
     assert.equal(p.verdict, VERDICTS[name].verdict, `${name}: verdict (${p.message})`);
     const want = VERDICTS[name].line;
     if (want === null) assert.equal(p.liqoctl, null, `${name}: no liqoctl line`);
-    else for (const w of want) assert.ok(p.liqoctl?.line.includes(w), `${name}: the line holds ${w}: ${p.liqoctl?.line}`);
+    else {for (const w of want) {
+        assert.ok(p.liqoctl?.line.includes(w), `${name}: the line holds ${w}: ${p.liqoctl?.line}`);
+      }}
     // The consumer's kubeconfig is --kubeconfig, the provider's --remote-kubeconfig: never swapped.
-    if (p.liqoctl) assert.match(p.liqoctl.line, /^liqoctl peer --kubeconfig rome\.kubeconfig --context rome /);
+    if (p.liqoctl) {
+      assert.match(p.liqoctl.line, /^liqoctl peer --kubeconfig rome\.kubeconfig --context rome /);
+    }
     assert.equal(p.blockers.length > 0, p.verdict === "cannot-peer", `${name}: blockers iff cannot peer`);
   }
 });
@@ -60,8 +70,14 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   const text = await runPreflight("rbac-denied", { output: "text" });
   assert.equal(text.code, 2);
   assert.match(text.stdout, /✗ verdict: cannot peer: 1 check\(s\) failed/);
-  assert.match(text.stdout, /cannot create tenants\.authentication\.liqo\.io in namespace liqo-tenant-rome-4b2a9e on\s+milan-8d1f03 \(provider\)/);
-  assert.match(text.stdout, /# once fixed, peer from the consumer \(rome-4b2a9e\):\n\s+liqoctl peer --kubeconfig rome\.kubeconfig/);
+  assert.match(
+    text.stdout,
+    /cannot create tenants\.authentication\.liqo\.io in namespace liqo-tenant-rome-4b2a9e on\s+milan-8d1f03 \(provider\)/,
+  );
+  assert.match(
+    text.stdout,
+    /# once fixed, peer from the consumer \(rome-4b2a9e\):\n\s+liqoctl peer --kubeconfig rome\.kubeconfig/,
+  );
   const { runCli } = await import("./harness.ts");
   const alone = await runCli(["preflight", "--kubeconfig", "/nonexistent"]);
   assert.equal(alone.code, 3);
