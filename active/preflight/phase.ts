@@ -116,7 +116,9 @@ export function createPreflightPhase(input: PreflightPhaseInput): PreflightRun {
           : `interrupted by ${out.stoppedBy}`;
         return every({ status: "unknown", summary: `not probed: ${why}; what it created was removed` });
       }
-      return out.outcomes;
+      // Observed between the two clusters, like a probe of both ("A ↔ B").
+      const where = { cluster: `${views.local.name} ↔ ${views.remote.name}`, peer: null };
+      return new Map([...out.outcomes].map(([id, o]) => [id, { ...o, where }]));
     } catch (err) {
       const by = err instanceof RunStopped ? err.by : null;
       if (by) {

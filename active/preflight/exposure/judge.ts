@@ -135,11 +135,13 @@ export function judgeExposure(exposures: readonly Exposure[], preferred: PfSide)
     };
   }
   if (other && other.v.level !== "none") {
+    const lb = other.e.loadBalancer?.addresses ?? [];
+    const can = lb.length
+      ? `a LoadBalancer address (${lb.join(", ")})`
+      : `NodePort ${other.e.nodePort} on its nodes`;
     return {
       status: "warn",
-      summary: `${main.v.line}; the ${other.e.side} side can expose one: ${
-        other.v.line.split(": ").slice(2).join(": ")
-      }`,
+      summary: `${main.v.line}; the ${other.e.side} side gets ${can} (PF-DIR)`,
       evidence,
       ...(remediation ? { remediation } : {}),
     };
