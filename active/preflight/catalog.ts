@@ -27,6 +27,8 @@ function pfCheck(id: string, def: Pick<CheckDef, "title" | "explain" | "hops">):
     scope: "single",
     perPeer: false,
     reads: ["nodes"],
+    // The provider's API override (its controller-manager), an existing peering, the gateway placement.
+    optionalReads: ["deployments", "foreignclusters", "wggatewayservertemplates", "wggatewayclienttemplates"],
     active: { probe: PREFLIGHT_PROBE, modes: ["direct"] },
     ...def,
     run: fromPhase(id),

@@ -100,6 +100,11 @@ export function createPreflightPhase(input: PreflightPhaseInput): PreflightRun {
         summary: "not probed: the provider's kubeconfig is needed (--remote-kubeconfig)",
       });
     }
+    // Nothing to probe between one cluster and itself, or between clusters peered already (PF-ID says which).
+    const pointless = pointlessPair(views.local, views.remote);
+    if (pointless) {
+      return every({ status: "skip", skipKind: "not-applicable", summary: `not probed: ${pointless}` });
+    }
     try {
       const out = await runPreflight(
         { view: views.local, target: input.consumer },
@@ -163,4 +168,20 @@ export function createPreflightPhase(input: PreflightPhaseInput): PreflightRun {
 /** The same outcome for every PF-[P] check. */
 function every(o: Outcome): Map<string, Outcome> {
   return new Map(Object.values(PF_IDS).map((id) => [id, o]));
+}
+
+/** Why probing this pair is pointless (the same cluster twice, or peered already), or null. */
+export function pointlessPair(consumer: ClusterView, provider: ClusterView): string | null {
+  if (consumer.clusterId !== null && consumer.clusterId === provider.clusterId) {
+    return `both sides are cluster ${consumer.clusterId} (PF-ID); nothing was created`;
+  }
+  if (consumer.server === provider.server && consumer.context === provider.context) {
+    return `both sides are ${consumer.server} (PF-ID); nothing was created`;
+  }
+  const peers = (v: ClusterView) => (v.inv.tryItems("foreignclusters") ?? []).map((f) => f.spec?.clusterID);
+  const peered = (provider.clusterId !== null && peers(consumer).includes(provider.clusterId)) ||
+    (consumer.clusterId !== null && peers(provider).includes(consumer.clusterId));
+  return peered
+    ? `${consumer.name} and ${provider.name} are peered already: run flyingfish check; nothing was created`
+    : null;
 }

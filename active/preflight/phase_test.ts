@@ -359,3 +359,24 @@ Deno.test("preflight phase: the run's --timeout during the echo stops it, remove
     await pair.close();
   }
 });
+
+Deno.test("preflight phase: clusters peered already (the base peering) are not probed; nothing is created", async () => {
+  const pair = await preflightPair({ bases: { rome: "rome", milan: "milan" } });
+  try {
+    const phase = createPreflightPhase({
+      consumer: pair.consumer.target,
+      provider: pair.provider.target,
+      options: options(),
+      control: { signal: new AbortController().signal, signalHost: NO_SIGNALS, write: () => {} },
+      timeoutLabel: "--timeout 2m",
+      hostDial: HOST_OK,
+    });
+    const o = await phase.outcome("PF-UDP", { local: pair.consumer.view, remote: pair.provider.view });
+    assert.equal(o.status, "skip");
+    assert.match(o.summary, /rome-4b2a9e and milan-8d1f03 are peered already: run flyingfish check/);
+    assert.equal(phase.record(), null);
+    assert.ok(!pair.fakes.rome.requests.some((r) => r.method === "POST"));
+  } finally {
+    await pair.close();
+  }
+});

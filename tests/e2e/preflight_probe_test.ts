@@ -14,7 +14,15 @@ const ROOT = new URL("../../testdata/preflight-probe/", import.meta.url);
 const REPO = new URL("../../", import.meta.url);
 
 /** Per scenario: the verdict, words the line must hold, and words a check's summary must hold. */
-const ROWS: Record<string, { verdict: string; line: readonly string[]; says?: Record<string, RegExp> }> = {
+const ROWS: Record<
+  string,
+  { verdict: string; line: readonly string[] | null; says?: Record<string, RegExp> }
+> = {
+  "already-peered": {
+    verdict: "already-peered",
+    line: null,
+    says: { "PF-UDP": /are peered already: run flyingfish check; nothing was created/ },
+  },
   "healthy": {
     verdict: "can-peer",
     line: ["--gw-server-service-location Provider --gw-server-service-type LoadBalancer"],
@@ -98,7 +106,8 @@ Deno.test("preflight --probe: every scenario's checks, verdict, liqoctl line, ex
       const p = r.report.preflight;
       assert.equal(p.probed, true, `${name}: probed`);
       assert.equal(p.verdict, row.verdict, `${name}: verdict (${p.message})`);
-      for (const w of row.line) {
+      if (row.line === null) assert.equal(p.liqoctl, null, `${name}: no line`);
+      for (const w of row.line ?? []) {
         assert.ok(p.liqoctl?.line.includes(w), `${name}: the line holds ${w}: ${p.liqoctl?.line}`);
       }
       for (const [id, re] of Object.entries(row.says ?? {})) {
@@ -108,7 +117,11 @@ Deno.test("preflight --probe: every scenario's checks, verdict, liqoctl line, ex
       assert.deepEqual(leftovers(r), [], `${name}: nothing of the run is left\n${r.stderr}`);
       // The report's active block lists what was created and removed, in both clusters.
       const created = r.report.active?.created ?? [];
-      assert.ok(created.some((c: { kind: string }) => c.kind === "Namespace"), `${name}: created recorded`);
+      assert.equal(
+        created.some((c: { kind: string }) => c.kind === "Namespace"),
+        row.verdict !== "already-peered",
+        `${name}: created recorded (none when peered already)`,
+      );
       assert.ok(
         (r.report.active?.cleanup ?? []).every((c: { status: string }) => c.status === "removed"),
         name,

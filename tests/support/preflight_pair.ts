@@ -1,6 +1,6 @@
 /**
- * Two fake clusters as `preflight --probe` meets them (tests, bench/preflight): testdata/base's
- * rome (the would-be consumer) and milan (the would-be provider), one shared data plane
+ * Two fake clusters as `preflight --probe` meets them (tests): testdata/base's rome-solo (the
+ * would-be consumer) and milan-solo (the would-be provider) — Liqo installed, not peered — one shared data plane
  * (`network.wan` and the rest of the network model), each cluster's lifecycle knobs (its
  * LoadBalancer controller, quotas, webhooks), node patches (ExternalIPs), opened through the real
  * client, exec and writer.
@@ -29,6 +29,8 @@ export interface PairShape {
   rome?: PairSide;
   milan?: PairSide;
   tls?: boolean;
+  /** testdata/base names (default rome-solo, milan-solo; rome/milan: the peered base). */
+  bases?: { rome: string; milan: string };
 }
 
 /** The open pair. */
@@ -62,7 +64,7 @@ export async function preflightPair(shape: PairShape = {}): Promise<PreflightPai
   const fakes = {} as Record<"rome" | "milan", FakeCluster>;
   const closers: (() => Promise<void>)[] = [];
   for (const name of ["rome", "milan"] as const) {
-    const base = await loadBase(name);
+    const base = await loadBase(shape.bases?.[name] ?? `${name}-solo`);
     const side = shape[name] ?? {};
     fakes[name] = await startFakeCluster({
       name,
