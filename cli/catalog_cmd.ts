@@ -92,7 +92,11 @@ export function printCatalog(format: "text" | "json"): void {
         console.log("  (run by `flyingfish probe` or `check --active`: they create pods, see README)");
       }
     }
-    const tags = e.active
+    const tags = e.layer === "preflight"
+      ? e.active
+        ? "--probe: creates pods"
+        : "both clusters: --kubeconfig the consumer, --remote-kubeconfig the provider"
+      : e.active
       ? `active, opt-in; ${e.modes?.join(" or ")} mode`
       : [e.perPeer ? "per peer" : "cluster", e.scope === "dual" ? "needs --remote-kubeconfig" : ""]
         .filter(Boolean).join(", ");

@@ -151,14 +151,29 @@ export async function selectionFrom(
   if (!opts.only?.length && !opts.skip?.length) {
     return { catalog: undefined, probes: null, passive: true, skippedProbes: [] };
   }
-  const [{ CATALOG, PROBE_CHECKS }, { PASSIVE_CHECKS }, { resolveSelection, selectCatalog }, { LAYERS }] =
-    await Promise.all([
-      import("../active/mod.ts"),
-      import("../checks/catalog.ts"),
-      import("../checks/ids.ts"),
-      import("../checks/types.ts"),
-    ]);
+  const [
+    { CATALOG, PROBE_CHECKS, PREFLIGHT_CATALOG },
+    { PASSIVE_CHECKS },
+    { resolveSelection, selectCatalog },
+    {
+      LAYERS,
+    },
+  ] = await Promise.all([
+    import("../active/mod.ts"),
+    import("../checks/catalog.ts"),
+    import("../checks/ids.ts"),
+    import("../checks/types.ts"),
+  ]);
   const known = CATALOG;
+  // A PF-* ID belongs to `flyingfish preflight`, which judges two clusters before they peer.
+  const pf = [...opts.only ?? [], ...opts.skip ?? []].flatMap((e) => e.split(",")).find((e) =>
+    PREFLIGHT_CATALOG.some((c) => c.id === e.trim().toUpperCase())
+  );
+  if (pf) {
+    throw new ToolError(
+      `${pf.trim()} is a preflight check: run \`flyingfish preflight\` (docs/preflight.md)`,
+    );
+  }
   const only = resolveSelection(opts.only ?? [], known);
   const skip = resolveSelection(opts.skip ?? [], known);
   const errors = [

@@ -399,8 +399,8 @@ export function renderHtml(report: Report): string {
   body.push(`<h2>Data path</h2><div class="chips">`);
   for (const layer of LAYERS) {
     const st = worst(report.results.filter((r) => r.layer === layer));
-    // Probes are opt-in: a passive run has no probe chip at all, not a grey one.
-    if (layer === "probe" && st === "none") continue;
+    // Probes are opt-in, preflight its own command: a run without them has no chip for them, not a grey one.
+    if ((layer === "probe" || layer === "preflight") && st === "none") continue;
     body.push(
       `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${
         st === "none" ? "·" : MARKS[st]

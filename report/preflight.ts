@@ -110,12 +110,21 @@ export function liqoctlPeerArgv(input: PreflightInput): { argv: string[]; change
   if (provider.liqoNamespace && provider.liqoNamespace !== "liqo") {
     argv.push("--remote-liqo-namespace", provider.liqoNamespace);
   }
-  const side = path?.serverSide ?? input.intent?.serverSide ?? "provider";
+  // A change is what the probes found the peering needs, away from what was asked (or liqoctl's default).
+  const asked = {
+    side: input.intent?.serverSide ?? "provider",
+    type: input.intent?.serviceType ?? "LoadBalancer",
+  };
+  const side = path?.serverSide ?? asked.side;
   argv.push("--gw-server-service-location", side === "consumer" ? "Consumer" : "Provider");
-  if (side === "consumer") changes.push(`the gateway server on the consumer (${consumer.name})`);
-  const type = path?.serviceType ?? input.intent?.serviceType ?? "LoadBalancer";
+  if (side !== asked.side) {
+    changes.push(
+      `the gateway server on the ${side} (${side === "consumer" ? consumer.name : provider.name})`,
+    );
+  }
+  const type = path?.serviceType ?? asked.type;
   argv.push("--gw-server-service-type", type);
-  if (type !== "LoadBalancer") changes.push(`a ${type} gateway Service`);
+  if (type !== asked.type) changes.push(`a ${type} gateway Service`);
   const port = input.intent?.port ?? DEFAULTS.port;
   if (type === "NodePort" && path?.port) argv.push("--gw-server-service-nodeport", String(path.port));
   if (port !== DEFAULTS.port) argv.push("--gw-server-service-port", String(port));
@@ -127,9 +136,9 @@ export function liqoctlPeerArgv(input: PreflightInput): { argv: string[]; change
   }
   if (path?.clientPort) argv.push("--gw-client-port", String(path.clientPort));
   const mtu = path?.mtu ?? input.intent?.mtu ?? DEFAULTS.mtu;
-  if (mtu !== DEFAULTS.mtu) {
-    argv.push("--mtu", String(mtu));
-    if (path?.mtu) changes.push(`tunnel MTU ${mtu} (below Liqo's ${DEFAULTS.mtu})`);
+  if (mtu !== DEFAULTS.mtu) argv.push("--mtu", String(mtu));
+  if (path?.mtu && path.mtu !== (input.intent?.mtu ?? DEFAULTS.mtu)) {
+    changes.push(`tunnel MTU ${mtu} (below the ${input.intent?.mtu ?? DEFAULTS.mtu} asked for)`);
   }
   return { argv, changes };
 }

@@ -111,4 +111,6 @@ Deno.test("preflight line: the command line's intent when nothing was probed", (
     /--gw-server-service-location Consumer --gw-server-service-type NodePort --gw-server-service-port 4000 --mtu 1400$/,
   );
   assert.match(p.message, /add --probe/);
+  // What the command line asked for is no change: the clusters can peer as asked.
+  assert.equal(p.verdict, "can-peer");
 });

@@ -29,18 +29,29 @@ function peeredWith(side: Side, otherId: string | null): { found: string | null 
   return { found: fc ? fc.metadata.name : null };
 }
 
+/** The UID of kube-system: created with the cluster, the same through every kubeconfig that reaches it. */
+function kubeSystemUid(side: Side): string | null {
+  const ns = (side.view.inv.tryItems("namespaces") ?? []).find((n) => n.metadata.name === "kube-system");
+  const uid = ns?.metadata.uid;
+  return typeof uid === "string" && uid !== "" ? uid : null;
+}
+
 function run(ctx: CheckContext): Outcome {
   const sides = sidesOf(ctx);
   if (typeof sides === "string") return noProvider(sides);
   const [c, p] = sides;
   const ids = sides.map((s) => s.view.clusterId ?? clusterIdOf(s.view.inv));
+  const uids = sides.map(kubeSystemUid);
   const evidence = sides.map((s, i) =>
     `${named(s)}: ${ids[i] ? `cluster ID ${ids[i]}` : "no Liqo cluster ID"}, API server ${
       hostOf(s.view.server)
-    }, CA ${s.view.caFingerprint ?? "system roots"}`
+    }, CA ${s.view.caFingerprint ?? "system roots"}${uids[i] ? `, kube-system UID ${uids[i]}` : ""}`
   );
-  const sameEndpoint = hostOf(c.view.server) === hostOf(p.view.server) &&
-    (c.view.caFingerprint ?? "") === (p.view.caFingerprint ?? "");
+  // One cluster: the same kube-system UID; without UIDs, the same API server and CA.
+  const sameEndpoint = uids[0] && uids[1]
+    ? uids[0] === uids[1]
+    : hostOf(c.view.server) === hostOf(p.view.server) &&
+      (c.view.caFingerprint ?? "") === (p.view.caFingerprint ?? "");
   if (ids[0] && ids[0] === ids[1]) {
     const twoClusters = !sameEndpoint;
     return {
@@ -67,8 +78,10 @@ function run(ctx: CheckContext): Outcome {
   if (!ids[0] && !ids[1] && sameEndpoint) {
     return {
       status: "fail",
-      summary: `both kubeconfigs reach the same API server ${hostOf(c.view.server)} with the same CA: ` +
-        "one cluster, named twice",
+      summary: uids[0]
+        ? `both kubeconfigs reach the same cluster (kube-system UID ${uids[0]}): one cluster, named twice`
+        : `both kubeconfigs reach the same API server ${hostOf(c.view.server)} with the same CA: ` +
+          "one cluster, named twice",
       evidence,
       remediation: fix("Point --remote-kubeconfig/--remote-context at the other cluster."),
     };
@@ -107,7 +120,11 @@ function run(ctx: CheckContext): Outcome {
       evidence,
     };
   }
-  const how = ids[0] && ids[1] ? "cluster IDs differ" : "API servers or CAs differ";
+  const how = ids[0] && ids[1]
+    ? "cluster IDs differ"
+    : uids[0] && uids[1]
+    ? "kube-system UIDs differ"
+    : "API servers or CAs differ";
   return { status: "pass", summary: `two distinct clusters (${how}), not peered with each other`, evidence };
 }
 
@@ -119,7 +136,7 @@ export const PF_ID: CheckDef = {
   scope: "dual",
   perPeer: false,
   reads: ["deployments"],
-  optionalReads: ["configmaps", "foreignclusters"],
+  optionalReads: ["configmaps", "foreignclusters", "namespaces"],
   readsIn: { configmaps: ["liqo"] },
   explain: {
     reads:

@@ -24,5 +24,5 @@ Deno.test("PF-ID: already peered is a skip pointing to check, with the fact for 
 Deno.test("PF-ID: no Liqo on the provider: told apart by API server and CA", async () => {
   const o = await PF_ID.run(pairContext(await solo("rome-solo"), await solo("milan-bare")));
   assert.equal(o.status, "pass", o.summary);
-  assert.match(o.summary, /API servers or CAs differ/);
+  assert.match(o.summary, /kube-system UIDs differ/);
 });

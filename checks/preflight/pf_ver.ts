@@ -8,7 +8,7 @@
 import type { CheckContext, CheckDef, Outcome } from "../types.ts";
 import { liqoVersionOf } from "../../liqo/lookups.ts";
 import { fix, kubectl, step } from "../remediation.ts";
-import { liqoInstalled, named, noProvider, type Side, sidesOf, unreadable } from "./_shared.ts";
+import { liqoInstalled, named, noProvider, notInstalled, type Side, sidesOf, unreadable } from "./_shared.ts";
 
 /**
  * Newest Kubernetes minor per Liqo minor (k8s.io/api in Liqo's go.mod: v1.0.0 v0.31, v1.1.0 v0.33,
@@ -133,9 +133,12 @@ function run(ctx: CheckContext): Outcome {
     return { status: "unknown", summary: unknowns.join("; "), evidence: [...evidence, ...warns] };
   }
   if (warns.length) return { status: "warn", summary: warns.join("; "), evidence, remediation };
+  const absent = sides.filter((_, i) => installed[i] === false).map((s) => notInstalled(s.view));
   return {
     status: "pass",
-    summary: "Kubernetes in Liqo's supported window on both sides; Liqo versions agree",
+    summary: `Kubernetes in Liqo's supported window on both sides; ${
+      absent.length ? `Liqo versions not compared: ${absent.join(", ")}` : "Liqo versions agree"
+    }`,
     evidence,
   };
 }

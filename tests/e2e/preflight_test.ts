@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
 import { assertExpected } from "./harness.ts";
+import { ReportSchema } from "../../report/model.ts";
 import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
 
 /** Per scenario: the verdict, and words the liqoctl line must hold (null: no line). */
@@ -32,6 +33,7 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "ipam-exhaustion": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "ipam-collision": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "clock-skew": { verdict: "can-peer-with-changes", line: ["liqoctl peer"] },
+  "provider-unreachable": { verdict: "could-not-judge", line: ["--remote-kubeconfig milan.kubeconfig"] },
 };
 
 Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
@@ -49,6 +51,12 @@ Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit co
   for (const r of runs) {
     const name = r.scenario.name;
     assertExpected(r.scenario, r);
+    // The document is the report schema's, preflight block included.
+    const parsed = ReportSchema.safeParse(r.report);
+    assert.ok(
+      parsed.success,
+      `${name}: ${parsed.success ? "" : JSON.stringify(parsed.error.issues.slice(0, 3))}`,
+    );
     const p = r.report.preflight;
     assert.ok(p, `${name}: a preflight block`);
     assert.equal(p.version, "1");
@@ -85,4 +93,20 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   const flags = await runCli(["preflight", "--remote-context", "x", "--keep"]);
   assert.equal(flags.code, 3);
   assert.match(flags.stderr, /--keep goes with --probe/);
+  // The README's `deno task demo --preflight`: the same run, in-process, on the embedded scenario.
+  const [demo, list] = await Promise.all([runCli(["demo", "--preflight"]), runCli(["demo", "--list"])]);
+  assert.equal(demo.code, 2, demo.stderr);
+  assert.match(demo.stdout, /✗ verdict: cannot peer/);
+  assert.match(demo.stdout, /liqoctl peer --context rome --remote-context milan/);
+  assert.match(list.stdout, /^--preflight healthy\s/m);
+  // --only: the check and what it needs (PF-ID), nothing else; an ID of another command is exit 3.
+  const only = await runPreflight("healthy", { args: ["--only", "pf-clk"] });
+  assert.equal(only.code, 0, only.stderr);
+  assert.deepEqual(only.report.results.map((x: { id: string }) => x.id), ["PF-ID", "PF-CLK"]);
+  const other = await runPreflight("healthy", { args: ["--only", "GW-02"] });
+  assert.equal(other.code, 3);
+  assert.match(other.stderr, /--only: no check "GW-02"/);
+  const wrong = await runCli(["check", "--only", "PF-RBAC"]);
+  assert.equal(wrong.code, 3);
+  assert.match(wrong.stderr, /PF-RBAC is a preflight check: run `flyingfish preflight`/);
 });
