@@ -131,6 +131,8 @@ export interface MtuSearch {
   family: "v4" | "v6";
   /** Each size tried (IP packet bytes) and whether its echo came back. */
   tries: { size: number; ok: boolean }[];
+  /** The search stopped at --probe-timeout before it converged (the largest echoed is a lower bound). */
+  cut?: boolean;
 }
 
 /** The address family of a literal address. */

@@ -191,6 +191,7 @@ export async function runPreflight(
         direction: { server: rec.direction.server, client: rec.direction.client },
         nonce,
         signal,
+        deadline: Date.now() + options.probeTimeoutMs,
       });
       mtu = judgeMtu(search, options.mtu, rec.facts);
     } else mtu = judgeMtu(null, options.mtu, null);

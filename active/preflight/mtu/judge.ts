@@ -60,6 +60,9 @@ export function judgeMtu(
       evidence,
     };
   }
+  if (search.cut) {
+    evidence.push("the search stopped at --probe-timeout: the largest echoed size is a lower bound");
+  }
   const top = smallestFailed === null
     ? `${largest} bytes (every size tried, up to ${MTU_SEARCH.max})`
     : `${largest} bytes (${smallestFailed} lost)`;

@@ -19,6 +19,8 @@ export async function measureMtu(input: {
   nonce: string;
   signal: AbortSignal;
   waitS?: number;
+  /** When to stop searching (Date.now() ms; --probe-timeout from the search's start). */
+  deadline?: number;
 }): Promise<MtuSearch> {
   const family = familyOf(input.candidate.address);
   const headers = UDP_HEADERS[family];
@@ -48,6 +50,9 @@ export async function measureMtu(input: {
   let lo: number = MTU_SEARCH.min;
   let hi: number = MTU_SEARCH.max;
   for (let size = nextSize(lo, hi); size !== null && !input.signal.aborted; size = nextSize(lo, hi)) {
+    if (input.deadline !== undefined && Date.now() > input.deadline) {
+      return { candidate: input.candidate, direction: input.direction, family, tries, cut: true };
+    }
     if (await tryOne(size)) lo = size;
     else hi = size;
   }
