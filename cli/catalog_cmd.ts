@@ -199,10 +199,16 @@ export function explanation(id: string): string | null {
 
 /** The explanation of an active probe: same sections, plus how to run it. */
 function probeExplanation(p: CheckDef, active: NonNullable<CheckDef["active"]>): string {
+  // preflight's active checks run only under `flyingfish preflight --probe`, in their own namespace.
+  const preflight = active.probe === "preflight";
   return [
     `${p.id} — ${p.title}`,
-    `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${active.probe}\` or ` +
-    `\`flyingfish check --active --probes ${active.probe}\` · ${active.modes.join(" or ")} mode`,
+    preflight
+      ? `layer: ${
+        LAYER_TITLES[p.layer]
+      } · active check, opt-in: \`flyingfish preflight --probe\` (both kubeconfigs)`
+      : `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${active.probe}\` or ` +
+        `\`flyingfish check --active --probes ${active.probe}\` · ${active.modes.join(" or ")} mode`,
     "",
     "Reads",
     indent(p.explain.reads),
@@ -219,7 +225,9 @@ function probeExplanation(p: CheckDef, active: NonNullable<CheckDef["active"]>):
     "  blocks:     nothing",
     "",
     "Permissions",
-    "  writes in flyingfish-probe-<run id> only: see deploy/probe-clusterrole.yaml (the pre-flight names what is missing)",
+    preflight
+      ? "  writes in flyingfish-preflight-<run id> only, in both clusters: see deploy/preflight-probe-clusterrole.yaml (the pre-flight names what is missing)"
+      : "  writes in flyingfish-probe-<run id> only: see deploy/probe-clusterrole.yaml (the pre-flight names what is missing)",
   ].join("\n");
 }
 

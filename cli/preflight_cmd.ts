@@ -47,10 +47,24 @@ export interface PreflightCommandOptions
   imageRegistry?: string;
   probeTimeout?: string;
   cleanupTimeout?: string;
+  /** `--gw-client-address/--gw-client-port`: a port mapping in front of the would-be server (NAT). */
+  gwClientAddress?: string;
+  gwClientPort?: string;
+  /** `--gw-server-service-nodeport`: the NodePort to ask for (what a port mapping forwards to). */
+  gwServerServiceNodeport?: string;
 }
 
 /** The flags that only mean something with `--probe`. */
-const PROBE_ONLY = ["keep", "image", "imageRegistry", "probeTimeout", "cleanupTimeout"] as const;
+const PROBE_ONLY = [
+  "keep",
+  "image",
+  "imageRegistry",
+  "probeTimeout",
+  "cleanupTimeout",
+  "gwClientAddress",
+  "gwClientPort",
+  "gwServerServiceNodeport",
+] as const;
 
 function intOption(name: string, value: string | undefined, min: number, max: number): number | null {
   if (value === undefined) return null;
@@ -110,6 +124,25 @@ async function probeOptionsFrom(
     probeTimeoutMs: durationOption("--probe-timeout", opts.probeTimeout ?? RUN_DEFAULTS.probeTimeout),
     cleanupTimeoutMs: durationOption("--cleanup-timeout", opts.cleanupTimeout ?? RUN_DEFAULTS.cleanupTimeout),
     keep: opts.keep === true,
+    hostProbe: opts.networkProbes !== false,
+    ...natOptions(opts),
+  };
+}
+
+/** `--gw-client-address/--gw-client-port` (both or neither) and `--gw-server-service-nodeport`. */
+function natOptions(opts: PreflightCommandOptions): Pick<PreflightProbeOptions, "natEndpoint" | "nodePort"> {
+  const port = intOption("--gw-client-port", opts.gwClientPort, 1, 65535);
+  const nodePort = intOption("--gw-server-service-nodeport", opts.gwServerServiceNodeport, 1, 65535);
+  if ((opts.gwClientAddress === undefined) !== (port === null)) {
+    throw new ToolError(
+      "--gw-client-address and --gw-client-port go together (the port mapping's address and port)",
+    );
+  }
+  return {
+    ...(opts.gwClientAddress !== undefined && port !== null
+      ? { natEndpoint: { address: opts.gwClientAddress, port } }
+      : {}),
+    ...(nodePort !== null ? { nodePort } : {}),
   };
 }
 

@@ -299,7 +299,16 @@ export function buildProgram(): Command {
     .option("--image <name=ref>", "with --probe: use this image for a probe role (repeatable)", collectList)
     .option("--image-registry <mirror>", "with --probe: pull the default images from this registry")
     .option("--probe-timeout <duration>", "with --probe: bound of each probe (and of a LoadBalancer address)")
-    .option("--cleanup-timeout <duration>", "with --probe: the cleanup's own budget, on top of --timeout");
+    .option("--cleanup-timeout <duration>", "with --probe: the cleanup's own budget, on top of --timeout")
+    .option(
+      "--gw-client-address <address>",
+      "with --probe: a port mapping in front of the would-be server (NAT), tried beside its own addresses",
+    )
+    .option("--gw-client-port <port>", "with --probe: the port mapping's port (with --gw-client-address)")
+    .option(
+      "--gw-server-service-nodeport <port>",
+      "with --probe: the NodePort the throwaway gateway Service asks for (what the port mapping forwards to)",
+    );
   withTimeoutOptions(preflight)
     .option("--no-network-probes", "send nothing from this host (the --probe API check compares with it)")
     .option("--no-color", "no ANSI colours (also NO_COLOR)")

@@ -141,3 +141,7 @@ export const FIREWALL_LABELS = {
 
 /** Firewall subcategory of the per-IP NAT mappings (`remapping/label.go` FirewallSubCategoryTargetValueIPMapping). */
 export const IP_MAPPING_SUBCATEGORY = "ip-mapping";
+
+/** The default gateway templates Liqo's chart installs (WgGatewayServerTemplate / WgGatewayClientTemplate). */
+export const GATEWAY_SERVER_TEMPLATE = "wireguard-server";
+export const GATEWAY_CLIENT_TEMPLATE = "wireguard-client";

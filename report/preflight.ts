@@ -97,7 +97,9 @@ const label = (r: CheckResult) => `${r.id}: ${r.summary}`;
 /** The `liqoctl peer` words for what was found. */
 export function liqoctlPeerArgv(input: PreflightInput): { argv: string[]; changes: string[] } {
   const { consumer, provider } = input;
-  const path = input.results.map((r) => input.factsOf(r).preflightPath).find((p) => p !== undefined);
+  // PF-DIR's path, with PF-MTU's safe MTU on top (each check hands its part).
+  const paths = input.results.map((r) => input.factsOf(r).preflightPath).filter((p) => p !== undefined);
+  const path = paths.length ? Object.assign({}, ...paths) as (typeof paths)[number] : undefined;
   const argv = ["liqoctl", "peer"];
   const changes: string[] = [];
   if (consumer.kubeconfig) argv.push("--kubeconfig", consumer.kubeconfig);

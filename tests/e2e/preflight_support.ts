@@ -24,9 +24,15 @@ export interface PreflightRun {
 /** Serves scenario `name` and runs `flyingfish preflight … [args]` against it (JSON unless args say). */
 export async function runPreflight(
   name: string,
-  opts: { args?: string[]; output?: string; permissions?: string[]; env?: Record<string, string> } = {},
+  opts: {
+    args?: string[];
+    output?: string;
+    permissions?: string[];
+    env?: Record<string, string>;
+    root?: URL;
+  } = {},
 ): Promise<PreflightRun> {
-  const s = await loadScenario(name, PREFLIGHT_ROOT);
+  const s = await loadScenario(name, opts.root ?? PREFLIGHT_ROOT);
   const served = await serveScenario(s, { tls: true, ...FAKE_CLOCK });
   const tmp = await Deno.makeTempDir({ prefix: `ff-preflight-${name}-` });
   try {
@@ -44,7 +50,8 @@ export async function runPreflight(
       remote,
       "-o",
       output,
-      "--no-network-probes",
+      // `run.networkProbes: true`: this host dials too (the --probe API check compares with it).
+      ...(s.run.networkProbes ? [] : ["--no-network-probes"]),
       ...s.run.args,
       ...(opts.args ?? []),
     ];
