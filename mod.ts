@@ -40,6 +40,8 @@ export type {
   ModuleCondition,
   PeerInfo,
   PeeringDump,
+  PreflightBlock,
+  PreflightVerdict,
   RemediationStep,
   Report,
   ReportDiagnosis,

@@ -186,3 +186,95 @@ export function captureOn(iface: string, seconds: number): string[] {
 export function wgDump(iface = TUNNEL_INTERFACE): string[] {
   return ["wg", "show", iface, "dump"];
 }
+
+/** Marker that opens the PF-UDP echo script (the exec router recognises it). */
+export const PREFLIGHT_ECHO_MARKER = "ff-pf-echo";
+
+/** netexec `/dial` of the pod itself, sending `request` once over UDP to `host`:`port`. */
+export function dialUrlTo(host: string, port: number, request: string): string {
+  const q = new URLSearchParams({ request, protocol: "udp", host, port: String(port), tries: "1" });
+  return `http://127.0.0.1:${PROBE_PORTS.http}/dial?${q.toString()}`;
+}
+
+/** The echo text of datagram `seq` to target `k` of a preflight run (netexec lowercases it). */
+export function preflightToken(nonce: string, k: number, seq: number): string {
+  return `ff-pf-${nonce}-${k}-${seq}`;
+}
+
+/**
+ * PF-UDP: from the client pod, `count` nonce datagrams (`echo ff-pf-<nonce>-<k>-<seq>`) to every
+ * target at once (one background job per target, its datagrams one after the other), then one
+ * `clientip` to each (the source the echo server saw: the client side's NAT). Output: one line per
+ * datagram, `<k> <seq> <curl output on one line>`, and `<k> ip <curl output>`; netexec waits 5 s
+ * for an answer, curl `waitS` (longer, so netexec's own error comes back).
+ */
+export function preflightEcho(
+  targets: readonly { address: string; port: number }[],
+  nonce: string,
+  count: number,
+  waitS = 7,
+): string[] {
+  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const spec = targets.map((t, k) => `${k}@${t.address}@${t.port}`).join(",");
+  const jobs = targets.map((t, k) => {
+    const seqs = Array.from({ length: count }, (_, i) => i + 1);
+    const sends = seqs.map((seq) =>
+      `o=$(curl -sS --max-time ${waitS} ${
+        q(dialUrlTo(t.address, t.port, `echo ${preflightToken(nonce, k, seq)}`))
+      } 2>&1); printf '${k} ${seq} %s\\n' "$(printf '%s' "$o" | tr '\\n' ' ')";`
+    ).join(" ");
+    const ip = `o=$(curl -sS --max-time ${waitS} ${
+      q(dialUrlTo(t.address, t.port, "clientip"))
+    } 2>&1); printf '${k} ip %s\\n' "$(printf '%s' "$o" | tr '\\n' ' ')";`;
+    return `(${sends} ${ip}) &`;
+  });
+  const script = `: ${PREFLIGHT_ECHO_MARKER} targets=${spec} count=${count} nonce=${nonce}; ${
+    jobs.join(" ")
+  } wait`;
+  return ["sh", "-c", script];
+}
+
+/**
+ * PF-MTU: one datagram whose IP packet is `packetSize` bytes (`headers` = IP + UDP header bytes),
+ * `echo ff-pf-<nonce>-<size>-<padding>` through netexec `/dial`: stdout is netexec's JSON. Linux
+ * sends UDP with don't-fragment set below the route MTU (IP_PMTUDISC_WANT), so a hop with a
+ * smaller MTU drops it (or answers "frag needed").
+ */
+export function paddedEcho(
+  address: string,
+  port: number,
+  nonce: string,
+  packetSize: number,
+  headers: number,
+  waitS = 3,
+): string[] {
+  const text = paddedEchoText(nonce, packetSize, headers);
+  return ["curl", "-sS", "--max-time", String(waitS), dialUrlTo(address, port, `echo ${text}`)];
+}
+
+/** The text a padded echo carries (and must come back): `ff-pf-<nonce>-<size>-xxx…`. */
+export function paddedEchoText(nonce: string, packetSize: number, headers: number): string {
+  const head = `ff-pf-${nonce}-${packetSize}-`;
+  return head + "x".repeat(Math.max(0, packetSize - headers - "echo ".length - head.length));
+}
+
+/**
+ * PF-API: TCP + TLS to an API server URL from a pod (`-k`: the pod lacks the cluster's CA; a
+ * completed handshake is what is asked). Output `<http code> <remote ip>`; curl's exit code says
+ * what failed (6 DNS, 7 refused/unreachable, 28 timeout, 35 TLS).
+ */
+export function apiReach(url: string, timeoutS = 5): string[] {
+  const base = url.replace(/\/+$/, "");
+  return [
+    "curl",
+    "-sS",
+    "-k",
+    "--max-time",
+    String(timeoutS),
+    "-o",
+    "/dev/null",
+    "-w",
+    "%{http_code} %{remote_ip}",
+    `${base}/version`,
+  ];
+}

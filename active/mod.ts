@@ -8,6 +8,8 @@
  * `flyingfish check` and `--help` stay light.
  */
 import { dependentsIn, findCheckIn, PASSIVE_CHECKS } from "../checks/catalog.ts";
+import { PREFLIGHT_CHECKS } from "../checks/preflight/mod.ts";
+import { PREFLIGHT_PROBE_CHECKS } from "./preflight/catalog.ts";
 import type { CheckDef } from "../checks/types.ts";
 import { PROBE_CHECKS, type ProbeCheckDef } from "./catalog.ts";
 import type { ActivePhaseInput, ActiveRun } from "./phase.ts";
@@ -38,19 +40,30 @@ export { cleanupCommand, clusterFlags, probeTarget } from "./fleet/target.ts";
 export { newRunId, parseRunId } from "./fleet/run_id.ts";
 export { printImages, PROBE_IMAGES, resolveImages } from "./fleet/images.ts";
 export { PREFLIGHT_PROBE_CHECKS } from "./preflight/catalog.ts";
+export { PREFLIGHT_CHECKS } from "../checks/preflight/mod.ts";
 export type { PreflightPhaseInput, PreflightProbeOptions, PreflightRun } from "./preflight/phase.ts";
 
-/** Every check FlyingFish knows, passive and active, in layer order. */
+/** Every check `flyingfish check` knows, passive and active, in layer order. */
 export const CATALOG: readonly CheckDef[] = [...PASSIVE_CHECKS, ...PROBE_CHECKS];
 
-/** A check of the one catalog by ID (case-insensitive), if it exists. */
+/**
+ * `flyingfish preflight`'s catalog: the passive PF checks (checks/preflight/), then the active ones
+ * (`--probe`, ./preflight/catalog.ts). A catalog of its own: `check` never runs it.
+ */
+export const PREFLIGHT_CATALOG: readonly CheckDef[] = [...PREFLIGHT_CHECKS, ...PREFLIGHT_PROBE_CHECKS];
+
+/** Every check of both catalogs (what `checks` lists and `explain` finds). */
+export const ALL_CHECKS: readonly CheckDef[] = [...CATALOG, ...PREFLIGHT_CATALOG];
+
+/** A check of either catalog by ID (case-insensitive), if it exists. */
 export function findCheck(id: string): CheckDef | undefined {
-  return findCheckIn(CATALOG, id);
+  return findCheckIn(ALL_CHECKS, id);
 }
 
-/** IDs of the checks that need the given one (what its failure blocks). */
+/** IDs of the checks that need the given one (what its failure blocks), in its own catalog. */
 export function dependentsOf(id: string): string[] {
-  return dependentsIn(CATALOG, id);
+  const own = PREFLIGHT_CATALOG.some((c) => c.id === id) ? PREFLIGHT_CATALOG : CATALOG;
+  return dependentsIn(own, id);
 }
 
 /** The active check of a PROBE-* ID (exact), if it is one. */

@@ -48,6 +48,31 @@ export function probeNamespace(runId: string): string {
   return `flyingfish-probe-${runId}`;
 }
 
+/**
+ * What a run is for, which names its namespace: `probe` (`flyingfish probe`, `check --active`) or
+ * `preflight` (`flyingfish preflight --probe`). One fleet, one cleanup, one label set for both.
+ */
+export type RunKind = "probe" | "preflight";
+
+/** The namespace prefix of each kind of run. */
+export const RUN_NAMESPACE_PREFIX: Readonly<Record<RunKind, string>> = {
+  probe: "flyingfish-probe-",
+  preflight: "flyingfish-preflight-",
+};
+
+/** The run namespace of a kind of run: `flyingfish-probe-<id>` or `flyingfish-preflight-<id>`. */
+export function runNamespace(runId: string, kind: RunKind = "probe"): string {
+  return `${RUN_NAMESPACE_PREFIX[kind]}${runId}`;
+}
+
+/** The kind of run a namespace name belongs to, by its prefix; null for anything else. */
+export function runKindOf(namespace: string): RunKind | null {
+  for (const kind of ["preflight", "probe"] as const) {
+    if (namespace.startsWith(RUN_NAMESPACE_PREFIX[kind])) return kind;
+  }
+  return null;
+}
+
 /** Runs a command in a container of a cluster; never throws. */
 export type PodExec = (
   namespace: string,

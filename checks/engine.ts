@@ -304,6 +304,11 @@ function resolveInputs(inst: Instance, byId: ReadonlyMap<string, readonly Instan
 /** Facts of finished instances, for the checks that take them as inputs. */
 const FACTS = new WeakMap<CheckResult, InputResult["facts"]>();
 
+/** The facts a result's check handed on (never reported; preflight's verdict reads PF-DIR's). */
+export function factsOf(result: CheckResult): InputResult["facts"] {
+  return FACTS.get(result) ?? {};
+}
+
 function schedule(inst: Instance, input: EngineInput, signal: AbortSignal): Promise<CheckResult> {
   if (!inst.promise) {
     inst.promise = (async () => {

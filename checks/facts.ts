@@ -49,6 +49,8 @@ export interface CheckFacts {
   genevePaths?: readonly GenevePathReading[];
   /** PF-DIR / PF-MTU: the preflight path and the `liqoctl peer` flags it calls for. */
   preflightPath?: PreflightPathFacts;
+  /** PF-ID: the two clusters are already peered with each other (the verdict points to `check`). */
+  preflightPeered?: boolean;
 }
 
 /**

@@ -27,6 +27,7 @@ export const LAYERS = [
   "cni",
   "reflection",
   "probe",
+  "preflight",
 ] as const;
 
 /** One layer of the Liqo connectivity chain. */
@@ -43,6 +44,7 @@ export const LAYER_TITLES: Readonly<Record<Layer, string>> = {
   cni: "CNI",
   reflection: "REFLECTION",
   probe: "ACTIVE PROBES",
+  preflight: "PREFLIGHT",
 };
 
 /**
@@ -209,10 +211,10 @@ export interface ActivePhase {
 }
 
 /** A probe-hub read a check may declare (see {@link CheckDef.hubReads}). */
-export type HubRead = "wireguard" | "logs" | "udp" | "tls" | "resolve";
+export type HubRead = "wireguard" | "logs" | "udp" | "tls" | "resolve" | "access";
 
 /** Every probe-hub read, in the order `explain` lists them. */
-export const HUB_READS: readonly HubRead[] = ["wireguard", "logs", "udp", "tls", "resolve"];
+export const HUB_READS: readonly HubRead[] = ["wireguard", "logs", "udp", "tls", "resolve", "access"];
 
 /** One cluster as the checks see it. */
 export interface ClusterView {
@@ -224,10 +226,14 @@ export interface ClusterView {
   readonly liqoNamespace: string | null;
   readonly context: string;
   readonly server: string;
+  /** Identifies the kubeconfig's CA for this cluster (see ClusterEndpoint.caFingerprint). */
+  readonly caFingerprint?: string;
   /** The cluster's objects, typed (liqo/views). */
   readonly inv: Objects;
   /** Judgement time (capture time for snapshots). */
   readonly now: Date;
+  /** The API server's `/version` gitVersion, when the run read it (preflight's PF-VER). */
+  readonly serverVersion?: string | null;
   readonly isSnapshot: boolean;
 }
 
@@ -264,6 +270,25 @@ export interface RunOptions {
   readonly latencyThresholdMs: number;
   /** Per-check timeout. */
   readonly checkTimeoutMs: number;
+  /** `flyingfish preflight`: what the command line says of the peering to come. */
+  readonly preflight?: PreflightIntent;
+}
+
+/** What `flyingfish preflight`'s flags say of the peering to come (null: Liqo's default). */
+export interface PreflightIntent {
+  /** `--server-side`: where the gateway server would live. */
+  readonly serverSide: "consumer" | "provider" | null;
+  /** `--service-type`: how it would be exposed. */
+  readonly serviceType: "LoadBalancer" | "NodePort" | null;
+  /** `--port`: the gateway port (51840 by default). */
+  readonly port: number | null;
+  /** `--mtu`: the tunnel MTU (1340 by default). */
+  readonly mtu: number | null;
+  /**
+   * `liqoctl version --client` on this host: the version, or why it is not known (not on PATH,
+   * no permission to run it). Absent: not asked.
+   */
+  readonly liqoctl?: { readonly version: string | null; readonly detail: string };
 }
 
 /** What a check's run function receives. */

@@ -1,7 +1,7 @@
 /** `flyingfish checks` and `flyingfish explain <ID>`: the catalog as data and as prose. */
 import { resolveCheckId, unknownIdMessage } from "../checks/ids.ts";
 import { type CheckDef, LAYER_TITLES } from "../checks/types.ts";
-import { CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
+import { ALL_CHECKS, CATALOG, dependentsOf, findCheck } from "../active/mod.ts";
 import { wrapWords } from "../render/wrap.ts";
 import { stdoutIsTty, terminalColumns } from "./output.ts";
 import { knownBugsOf } from "../checks/known_bugs.ts";
@@ -59,14 +59,17 @@ export function catalogEntries(): CatalogEntry[] {
   return CATALOG.filter((c) => !c.active).map(entryOf);
 }
 
-/** The one catalog as data: the passive checks, then the active ones (marked `active`). */
+/**
+ * Every check as data: `check`'s catalog (the passive checks, then the active ones, marked
+ * `active`), then `preflight`'s (layer preflight).
+ */
 export function allCatalogEntries(): CatalogEntry[] {
-  return CATALOG.map(entryOf);
+  return ALL_CHECKS.map(entryOf);
 }
 
-/** Every ID `explain`, `--only` and `--skip` know. */
+/** Every ID `explain` knows. */
 function knownIds(): { id: string; layer: string }[] {
-  return CATALOG.map((c) => ({ id: c.id, layer: c.layer }));
+  return ALL_CHECKS.map((c) => ({ id: c.id, layer: c.layer }));
 }
 
 /** Prints the catalog as a table or JSON. */
@@ -81,11 +84,19 @@ export function printCatalog(format: "text" | "json"): void {
     if (e.layer !== layer) {
       layer = e.layer;
       console.log(`\n ${LAYER_TITLES[e.layer as keyof typeof LAYER_TITLES]}`);
-      if (e.active) {
+      if (e.layer === "preflight") {
+        console.log(
+          "  (run by `flyingfish preflight` before peering; [P]: with --probe, see docs/preflight.md)",
+        );
+      } else if (e.active) {
         console.log("  (run by `flyingfish probe` or `check --active`: they create pods, see README)");
       }
     }
-    const tags = e.active
+    const tags = e.layer === "preflight"
+      ? e.active
+        ? "--probe: creates pods"
+        : "both clusters: --kubeconfig the consumer, --remote-kubeconfig the provider"
+      : e.active
       ? `active, opt-in; ${e.modes?.join(" or ")} mode`
       : [e.perPeer ? "per peer" : "cluster", e.scope === "dual" ? "needs --remote-kubeconfig" : ""]
         .filter(Boolean).join(", ");
@@ -132,11 +143,16 @@ export function explanation(id: string): string | null {
   const bugs = knownBugsOf(c.id);
   const lines = [
     `${c.id} — ${c.title}`,
-    `layer: ${LAYER_TITLES[c.layer]} · ${c.perPeer ? "runs once per peer" : "runs once per cluster"} · ${
-      c.scope === "dual"
-        ? "needs --remote-kubeconfig (both ends of the peering)"
-        : "works with one kubeconfig"
-    }`,
+    c.layer === "preflight"
+      ? `layer: ${
+        LAYER_TITLES[c.layer]
+      } · run by \`flyingfish preflight\`, once for both clusters (--kubeconfig ` +
+        "the would-be consumer, --remote-kubeconfig the provider)"
+      : `layer: ${LAYER_TITLES[c.layer]} · ${c.perPeer ? "runs once per peer" : "runs once per cluster"} · ${
+        c.scope === "dual"
+          ? "needs --remote-kubeconfig (both ends of the peering)"
+          : "works with one kubeconfig"
+      }`,
     "",
     "Reads",
     indent(c.explain.reads),
@@ -183,10 +199,16 @@ export function explanation(id: string): string | null {
 
 /** The explanation of an active probe: same sections, plus how to run it. */
 function probeExplanation(p: CheckDef, active: NonNullable<CheckDef["active"]>): string {
+  // preflight's active checks run only under `flyingfish preflight --probe`, in their own namespace.
+  const preflight = active.probe === "preflight";
   return [
     `${p.id} — ${p.title}`,
-    `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${active.probe}\` or ` +
-    `\`flyingfish check --active --probes ${active.probe}\` · ${active.modes.join(" or ")} mode`,
+    preflight
+      ? `layer: ${
+        LAYER_TITLES[p.layer]
+      } · active check, opt-in: \`flyingfish preflight --probe\` (both kubeconfigs)`
+      : `layer: ${LAYER_TITLES[p.layer]} · active probe, opt-in: \`flyingfish probe ${active.probe}\` or ` +
+        `\`flyingfish check --active --probes ${active.probe}\` · ${active.modes.join(" or ")} mode`,
     "",
     "Reads",
     indent(p.explain.reads),
@@ -203,7 +225,9 @@ function probeExplanation(p: CheckDef, active: NonNullable<CheckDef["active"]>):
     "  blocks:     nothing",
     "",
     "Permissions",
-    "  writes in flyingfish-probe-<run id> only: see deploy/probe-clusterrole.yaml (the pre-flight names what is missing)",
+    preflight
+      ? "  writes in flyingfish-preflight-<run id> only, in both clusters: see deploy/preflight-probe-clusterrole.yaml (the pre-flight names what is missing)"
+      : "  writes in flyingfish-probe-<run id> only: see deploy/probe-clusterrole.yaml (the pre-flight names what is missing)",
   ].join("\n");
 }
 

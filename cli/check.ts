@@ -151,14 +151,29 @@ export async function selectionFrom(
   if (!opts.only?.length && !opts.skip?.length) {
     return { catalog: undefined, probes: null, passive: true, skippedProbes: [] };
   }
-  const [{ CATALOG, PROBE_CHECKS }, { PASSIVE_CHECKS }, { resolveSelection, selectCatalog }, { LAYERS }] =
-    await Promise.all([
-      import("../active/mod.ts"),
-      import("../checks/catalog.ts"),
-      import("../checks/ids.ts"),
-      import("../checks/types.ts"),
-    ]);
+  const [
+    { CATALOG, PROBE_CHECKS, PREFLIGHT_CATALOG },
+    { PASSIVE_CHECKS },
+    { resolveSelection, selectCatalog },
+    {
+      LAYERS,
+    },
+  ] = await Promise.all([
+    import("../active/mod.ts"),
+    import("../checks/catalog.ts"),
+    import("../checks/ids.ts"),
+    import("../checks/types.ts"),
+  ]);
   const known = CATALOG;
+  // A PF-* ID belongs to `flyingfish preflight`, which judges two clusters before they peer.
+  const pf = [...opts.only ?? [], ...opts.skip ?? []].flatMap((e) => e.split(",")).find((e) =>
+    PREFLIGHT_CATALOG.some((c) => c.id === e.trim().toUpperCase())
+  );
+  if (pf) {
+    throw new ToolError(
+      `${pf.trim()} is a preflight check: run \`flyingfish preflight\` (docs/preflight.md)`,
+    );
+  }
   const only = resolveSelection(opts.only ?? [], known);
   const skip = resolveSelection(opts.skip ?? [], known);
   const errors = [
@@ -293,6 +308,8 @@ export interface DiagnoseHooks {
   invocation?: Invocation;
   /** The active phase of an active run (diagnose/active.ts). */
   activePhase?: DiagnosisRequest["active"];
+  /** `flyingfish preflight`: the two clusters are judged before peering (diagnose/run.ts). */
+  preflight?: boolean;
 }
 
 /** Runs the diagnosis over open sources with the live probe hub; prints nothing. */
@@ -324,6 +341,7 @@ export async function diagnoseSources(
     catalog: hooks.catalog,
     invocation: hooks.invocation,
     active: hooks.activePhase,
+    preflight: hooks.preflight,
     onNotice: (line) => console.error(`flyingfish: ${line}`),
   });
 }
@@ -355,6 +373,8 @@ export async function diagnoseAndPrint(
     select?: (report: Report) => Report;
     /** Write the rendered report to this file instead of stdout (`-` or absent: stdout). */
     outputFile?: string;
+    /** `flyingfish preflight` (see {@link DiagnoseHooks.preflight}). */
+    preflight?: boolean;
   },
 ): Promise<Report> {
   const [{ render }, { LiveProgress }, { clusterLines, connectingLine }] = await Promise.all([
@@ -382,6 +402,7 @@ export async function diagnoseAndPrint(
       catalog: opts.catalog,
       invocation: opts.invocation,
       activePhase: opts.activePhase,
+      preflight: opts.preflight,
     });
   } finally {
     stopProgress();

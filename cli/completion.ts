@@ -395,7 +395,7 @@ export function completionScript(program: Command, shell: string, values: Argume
  * probe names for `probe`.
  */
 export async function argumentValues(): Promise<ArgumentValues> {
-  const [{ CATALOG, PROBE_NAMES }, { listScenarios, useTestdata }] = await Promise.all([
+  const [{ ALL_CHECKS, PROBE_NAMES }, { listScenarios, useTestdata }] = await Promise.all([
     import("../active/mod.ts"),
     import("@flyingfish/fakekube"),
   ]);
@@ -403,10 +403,11 @@ export async function argumentValues(): Promise<ArgumentValues> {
   const scenarios = await listScenarios().catch(() => [] as string[]);
   const { LAYERS } = await import("../checks/types.ts");
   return {
-    explain: CATALOG.map((c) => c.id),
+    // check's catalog and preflight's (PF-*): explain knows both, --only/--skip take either's.
+    explain: ALL_CHECKS.map((c) => c.id),
     demo: scenarios,
     probe: [...PROBE_NAMES, "all"],
-    [IDS_KEY]: CATALOG.map((c) => c.id),
+    [IDS_KEY]: ALL_CHECKS.map((c) => c.id),
     [LAYERS_KEY]: [...LAYERS],
   };
 }

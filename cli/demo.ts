@@ -8,6 +8,7 @@ import {
   activeScenariosRoot,
   listScenarios,
   loadScenario,
+  preflightScenariosRoot,
   type ServedScenario,
   serveScenario,
   useTestdata,
@@ -26,6 +27,8 @@ export interface DemoOptions {
   list?: boolean;
   /** `--active [name]`: an active-probe scenario (testdata/active/); `true` alone lists them. */
   active?: string | boolean;
+  /** `--preflight [name]`: a preflight scenario (testdata/preflight/), default {@link PREFLIGHT_DEMO}. */
+  preflight?: string | boolean;
   /** `--serve`: keep the fake cluster(s) up until Ctrl-C, for kubectl and every command. */
   serve?: boolean;
   /** `--diff <after>`: `flyingfish diff` of the scenario (before) and this one (after). */
@@ -53,10 +56,19 @@ export async function runDemo(name: string, opts: DemoOptions): Promise<number> 
     );
   }
   if (opts.active !== undefined && opts.active !== false) return await runActiveDemo(opts.active, opts);
+  if (opts.preflight !== undefined && opts.preflight !== false && !opts.list) {
+    return await runPreflightDemo(opts.preflight === true ? PREFLIGHT_DEMO : opts.preflight, opts);
+  }
   if (opts.list) {
     for (const s of await listScenarios()) {
       const sc = await loadScenario(s);
       console.log(`${s.padEnd(40)} ${sc.description ?? ""}`);
+    }
+    // The preflight scenarios, as `demo --preflight <name>` runs them.
+    const root = preflightScenariosRoot();
+    for (const s of await listScenarios(root).catch(() => [] as string[])) {
+      const sc = await loadScenario(s, root);
+      console.log(`${`--preflight ${s}`.padEnd(40)} ${sc.description ?? ""}`);
     }
     return 0;
   }
@@ -95,11 +107,77 @@ export async function runDemo(name: string, opts: DemoOptions): Promise<number> 
       latencyThresholdMs: RUN_DEFAULTS_MS.latencyThreshold,
       checkTimeoutMs: 20_000,
     };
-    const report = await diagnoseAndPrint(local, remote, options, opts);
+    const report = await diagnoseAndPrint(local, remote, options, { ...opts, preflight: false });
     await local.close();
     if (remote?.source) await remote.source.close();
     return report.exitCode;
   } finally {
+    await served.close();
+  }
+}
+
+/** The scenario `demo --preflight` runs: two clusters never peered, one permission short on each. */
+export const PREFLIGHT_DEMO = "rbac-denied";
+
+/**
+ * `flyingfish demo --preflight [name]`: serves testdata/preflight/<name> (two clusters before
+ * peering) and runs the real `preflight` against it: the passive PF checks, the verdict and the
+ * liqoctl peer line (no kubeconfig files: the line names the clusters by context).
+ */
+export async function runPreflightDemo(name: string, opts: DemoOptions): Promise<number> {
+  const root = preflightScenariosRoot();
+  const known = await listScenarios(root).catch(() => [] as string[]);
+  if (!known.includes(name)) {
+    throw new ToolError(`no preflight demo scenario "${name}" (try \`flyingfish demo --list\`)`);
+  }
+  const scenario = await loadScenario(name, root);
+  const served = await serveScenario(scenario, { tls: true });
+  const [{ createLiveSource }, { intentFrom, preflightCatalog }, { liqoctlVersion }] = await Promise.all([
+    import("../kube/live/source.ts"),
+    import("./preflight_cmd.ts"),
+    import("./liqoctl_version.ts"),
+  ]);
+  const { local, remote } = scenario.run;
+  const provider = remote ?? local;
+  const sources = [];
+  try {
+    for (const c of [local, provider]) {
+      sources.push(await createLiveSource({ kubeconfigYaml: served.kubeconfigYaml(c), context: c }));
+    }
+    if (opts.output === "text") {
+      console.log(`demo: --preflight ${name} — ${scenario.description ?? ""}`);
+      console.log(`      fake API servers on 127.0.0.1 over HTTPS; nothing leaves this machine\n`);
+    }
+    const at = (flag: string) => {
+      const i = scenario.run.args.indexOf(flag);
+      return i < 0 ? undefined : scenario.run.args[i + 1];
+    };
+    const intent = intentFrom(
+      {
+        serviceType: at("--service-type") as "NodePort" | undefined,
+        serverSide: at("--server-side") as "consumer" | undefined,
+        port: at("--port"),
+        mtu: at("--mtu"),
+      } as Parameters<typeof intentFrom>[0],
+    );
+    const options: RunOptions = {
+      networkProbes: false,
+      preciseUdp: false,
+      sampleIntervalMs: 1000,
+      latencyThresholdMs: RUN_DEFAULTS_MS.latencyThreshold,
+      checkTimeoutMs: 20_000,
+      preflight: { ...intent, liqoctl: await liqoctlVersion() },
+    };
+    const report = await diagnoseAndPrint(sources[0], { source: sources[1] }, options, {
+      output: opts.output,
+      color: opts.color,
+      verbose: opts.verbose,
+      catalog: await preflightCatalog({}),
+      preflight: true,
+    });
+    return report.exitCode;
+  } finally {
+    for (const s of sources) await s.close();
     await served.close();
   }
 }

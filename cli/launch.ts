@@ -2,8 +2,8 @@
 /**
  * The launcher of the documented entry points (`deno task flyingfish`, bin/flyingfish,
  * bin/kubectl-flyingfish, the README's install line): it reads the kubeconfig files this run will
- * read and starts cli/main.ts in a second Deno process whose `--allow-run` names kubectl and the exec
- * credential plugins those files name (`users[].user.exec.command`: aws, gke-gcloud-auth-plugin,
+ * read and starts cli/main.ts in a second Deno process whose `--allow-run` names kubectl, liqoctl
+ * (`preflight` reads its version) and the exec credential plugins those files name (`users[].user.exec.command`: aws, gke-gcloud-auth-plugin,
  * kubelogin, …), so a managed cluster works on the first run. The CLI itself, which parses what API
  * servers send, never gets more than that: Deno cannot widen a running process's permissions, so the
  * choice is made here, from local files only, before anything is sent.
@@ -54,9 +54,9 @@ export function kubeconfigPaths(
   return [...explicit, ...defaults];
 }
 
-/** The programs `--allow-run` names for a run over these kubeconfig files: kubectl first, then their plugins. */
+/** The programs `--allow-run` names for a run over these kubeconfig files: kubectl and liqoctl first, then their plugins. */
 export async function allowedPrograms(paths: readonly string[]): Promise<string[]> {
-  const programs = new Set<string>(["kubectl"]);
+  const programs = new Set<string>(["kubectl", "liqoctl"]);
   for (const path of paths) {
     let text: string;
     try {

@@ -38,6 +38,7 @@ Deno.test("launch: the exec plugins of every user, kubectl first; unreadable or 
     await Deno.writeTextFile(`${dir}/bad`, "users: [");
     assert.deepEqual(await allowedPrograms([`${dir}/kc`, `${dir}/bad`, `${dir}/missing`]), [
       "kubectl",
+      "liqoctl",
       "kubelogin",
     ]);
   } finally {

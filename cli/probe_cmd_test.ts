@@ -110,7 +110,16 @@ Deno.test("cleanup output: one line per namespace, JSON on -o json", () => {
 
 Deno.test("the catalog lists the probes as active; explain works for each", () => {
   const entries = allCatalogEntries().filter((e) => e.active);
-  assert.deepEqual(entries.map((e) => e.id), PROBE_CHECKS.map((c) => c.id));
+  // `flyingfish preflight --probe`'s active checks are listed as active too, after the probes.
+  assert.deepEqual(entries.map((e) => e.id), [
+    ...PROBE_CHECKS.map((c) => c.id),
+    ...["PF-API", "PF-EXP", "PF-UDP", "PF-DIR", "PF-MTU"],
+  ]);
+  for (const id of ["PF-API", "PF-EXP", "PF-UDP", "PF-DIR", "PF-MTU"]) {
+    const text = explanation(id)!;
+    assert.match(text, /opt-in: `flyingfish preflight --probe`/, id);
+    assert.match(text, /deploy\/preflight-probe-clusterrole\.yaml/, id);
+  }
   for (const c of PROBE_CHECKS) {
     const text = explanation(c.id)!;
     assert.match(text, new RegExp(`^${c.id} — `));

@@ -247,6 +247,78 @@ export function buildProgram(): Command {
       Deno.exitCode = await runProbeCommand(probes, opts);
     });
 
+  const preflight = program.command("preflight")
+    .description(
+      "before liqoctl peer: can these two clusters peer? Judges both (Liqo installed or not), ends with a " +
+        "verdict and the liqoctl peer line; passive unless --probe",
+    )
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig of the would-be consumer (default: $KUBECONFIG, ~/.kube/config)",
+    )
+    .option("--context <name>", "context of the would-be consumer (default: current-context)")
+    .option(
+      "--remote-kubeconfig <path>",
+      "kubeconfig of the would-be provider (required, or --remote-context)",
+    )
+    .option("--remote-context <name>", "context of the would-be provider")
+    .addOption(
+      formatOption(
+        [...FORMATS, "html"] as const,
+        (v) => `To write the output to a file, use --output-file ${v}.`,
+      ).default("text" as const),
+    )
+    .option(
+      "-f, --output-file <file>",
+      "write the output to this file (needs --allow-write); stdout when absent or -",
+    )
+    .option(
+      "--only <ids>",
+      "run only these PF checks (IDs or the layer preflight; what they need runs too)",
+      collectList,
+    )
+    .option("--skip <ids>", "do not run these PF checks; what needs them is not run", collectList)
+    .addOption(
+      new Option("--service-type <type>", "the gateway Service type to plan for (default LoadBalancer)")
+        .choices(["LoadBalancer", "NodePort"] as const),
+    )
+    .addOption(
+      new Option(
+        "--server-side <side>",
+        "where the gateway server would live (default provider; --probe: tries both)",
+      )
+        .choices(["consumer", "provider"] as const),
+    )
+    .option("--port <port>", "the gateway server port (default 51840)")
+    .option("--mtu <bytes>", "the tunnel MTU liqoctl peer will set (default 1340)")
+    .option(
+      "--probe",
+      "also the active checks: a throwaway UDP echo both ways, in a flyingfish-preflight-<run id> namespace per cluster, removed on every exit path",
+    )
+    .option("--keep", "with --probe: keep the preflight namespaces; prints the cleanup command")
+    .option("--image <name=ref>", "with --probe: use this image for a probe role (repeatable)", collectList)
+    .option("--image-registry <mirror>", "with --probe: pull the default images from this registry")
+    .option("--probe-timeout <duration>", "with --probe: bound of each probe (and of a LoadBalancer address)")
+    .option("--cleanup-timeout <duration>", "with --probe: the cleanup's own budget, on top of --timeout")
+    .option(
+      "--gw-client-address <address>",
+      "with --probe: a port mapping in front of the would-be server (NAT), tried beside its own addresses",
+    )
+    .option("--gw-client-port <port>", "with --probe: the port mapping's port (with --gw-client-address)")
+    .option(
+      "--gw-server-service-nodeport <port>",
+      "with --probe: the NodePort the throwaway gateway Service asks for (what the port mapping forwards to)",
+    );
+  withTimeoutOptions(preflight)
+    .option("--no-network-probes", "send nothing from this host (the --probe API check compares with it)")
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .option("-v, --verbose", "show evidence for passing checks too")
+    .option("-q, --quiet", "print only the verdict, the diagnosis and the counts")
+    .action(async (opts) => {
+      const { runPreflightCommand } = await import("./preflight_cmd.ts");
+      Deno.exitCode = await runPreflightCommand(opts);
+    });
+
   const report = program.command("report")
     .description(
       "run the check and write a self-contained incident report (HTML, or Markdown) to a file or stdout",
@@ -440,6 +512,10 @@ export function buildProgram(): Command {
       "an active-probe scenario: check --active against it (creates and removes probe pods in the fake servers); alone: list them",
     )
     .option(
+      "--preflight [scenario]",
+      "a preflight scenario (two clusters before peering): preflight against it (default rbac-denied; see --list)",
+    )
+    .option(
       "--serve",
       "keep the fake cluster(s) up on 127.0.0.1 until Ctrl-C and print their kubeconfigs and commands to try (kubectl, check, watch, report, collect, probe); needs --allow-write",
     )
@@ -452,7 +528,9 @@ export function buildProgram(): Command {
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .action(async (scenario, opts) => {
-      if (opts.list !== true && opts.active === undefined) await requireDemoScenario(scenario);
+      if (opts.list !== true && opts.active === undefined && opts.preflight === undefined) {
+        await requireDemoScenario(scenario);
+      }
       const { runDemo } = await import("./demo.ts");
       Deno.exitCode = await runDemo(scenario, opts);
     });

@@ -8,7 +8,8 @@ import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
 import { PASSIVE_CHECKS } from "../checks/catalog.ts";
-import { type EngineInput, runEngine } from "../checks/engine.ts";
+import { type EngineInput, factsOf, runEngine } from "../checks/engine.ts";
+import { buildPreflight } from "../report/preflight.ts";
 import type { CheckDef, CheckResult, ClusterView, PeerView, RunOptions } from "../checks/types.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { KindId } from "../kube/kinds.ts";
@@ -19,7 +20,8 @@ import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
 import { assembleReport } from "../report/assemble.ts";
 import type { Invocation } from "../report/invocation.ts";
-import type { ActiveRun } from "../active/mod.ts";
+import type { ActiveRunRecord } from "../active/mod.ts";
+import type { ActivePhase } from "../checks/types.ts";
 import { peersOf, planFor, ViewLoader, viewOf } from "./views.ts";
 import { pairPeers } from "./pairing.ts";
 import { warmWireguard } from "./warmup.ts";
@@ -50,7 +52,12 @@ export interface DiagnosisRequest {
    * The active phase of an active run (diagnose/active.ts opens it): the catalog's active checks read
    * their outcomes from it, and the report's `active` block is its record.
    */
-  active?: ActiveRun;
+  active?: ActivePhase & { record?(): ActiveRunRecord | null };
+  /**
+   * `flyingfish preflight`: the two clusters are not (yet) a peering — the remote is kept even when it
+   * is the local cluster (PF-ID says so), nothing is paired, and the report gets the verdict block.
+   */
+  preflight?: boolean;
 }
 
 /**
@@ -120,10 +127,15 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     leftOut(remoteError);
     return null;
   }) ?? null;
-  const [local, loadedRemote] = await Promise.all([localLoad.view(), remoteView]);
+  const [localLoaded, remoteLoaded] = await Promise.all([localLoad.view(), remoteView]);
+  // The API servers' versions, for the checks that judge them (preflight's PF-VER).
+  const local: ClusterView = { ...localLoaded, serverVersion: localServer?.gitVersion ?? null };
+  const loadedRemote: ClusterView | null = remoteLoaded
+    ? { ...remoteLoaded, serverVersion: reachedRemote.ok ? reachedRemote.version?.gitVersion ?? null : null }
+    : null;
   await warming;
   // Two kubeconfigs for one cluster: judge it once; the dual checks say why they cannot run.
-  const sameCluster = loadedRemote !== null && local.clusterId !== null &&
+  const sameCluster = !req.preflight && loadedRemote !== null && local.clusterId !== null &&
     local.clusterId === loadedRemote.clusterId;
   const remote = sameCluster ? null : loadedRemote;
   const localPeers = peersOf(local, req.peers);
@@ -140,7 +152,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
       );
     }
   }
-  const pairing = loadedRemote ? pairPeers(local, localPeers, loadedRemote) : null;
+  const pairing = loadedRemote && !req.preflight ? pairPeers(local, localPeers, loadedRemote) : null;
   const remotePeers = remote && pairing ? pairing.remotePeers : [];
   sources.set(local.name, req.local);
   if (remote && remoteSource) sources.set(remote.name, remoteSource);
@@ -205,7 +217,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     [],
   );
   const snapshot = req.local.isSnapshot;
-  return assembleReport({
+  const report = assembleReport({
     schemaVersion: SCHEMA_VERSION,
     tool: { name: "flyingfish", version: VERSION },
     generatedAt: new Date().toISOString(),
@@ -221,8 +233,31 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     peering: peering.value,
     cheatSheet: cheatSheet.value,
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
-    ...(req.active ? { active: req.active.record() } : {}),
+    ...(req.active?.record ? { active: req.active.record() } : {}),
   }, req.invocation ?? null);
+  if (!req.preflight) return report;
+  const named = (v: ClusterView, file: string | null) => ({
+    name: v.name,
+    kubeconfig: file,
+    context: v.context,
+    liqoNamespace: v.liqoNamespace,
+  });
+  return {
+    ...report,
+    preflight: buildPreflight({
+      results,
+      factsOf,
+      intent: req.options.preflight,
+      consumer: named(local, req.invocation?.kubeconfig.local ?? null),
+      provider: remote ? named(remote, req.invocation?.kubeconfig.remote ?? null) : {
+        name: "the provider",
+        kubeconfig: req.invocation?.kubeconfig.remote ?? null,
+        context: "",
+        liqoNamespace: null,
+      },
+      probed: req.active !== undefined,
+    }),
+  };
 }
 
 function peerInfo(view: ClusterView, p: PeerView): PeerInfo {

@@ -165,6 +165,7 @@ export function viewOf(source: ClusterSource, inv: Objects): ClusterView {
     liqoNamespace: liqoNamespaceOf(inv),
     context: source.endpoint.context,
     server: source.endpoint.server,
+    ...(source.endpoint.caFingerprint ? { caFingerprint: source.endpoint.caFingerprint } : {}),
     inv,
     now: source.now(),
     isSnapshot: source.isSnapshot,

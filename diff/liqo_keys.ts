@@ -35,6 +35,8 @@ export const KIND_LAYER: Readonly<Record<KindId, Layer>> = {
   firewallconfigurations: "fabric",
   wggatewayservers: "gateway",
   wggatewayclients: "gateway",
+  wggatewayservertemplates: "gateway",
+  wggatewayclienttemplates: "gateway",
   networks: "ipam",
   ips: "ipam",
   identities: "controlplane",

@@ -21,6 +21,8 @@ export interface FakeClusterConfig {
   forbid?: string[];
   /** Added to every response. */
   latencyMs?: number;
+  /** The `/version` gitVersion (default routes/discovery.ts FAKE_GIT_VERSION, v1.31.4), e.g. "v1.34.2". */
+  serverVersion?: string;
   /** Default true: HTTPS with a CA generated at start-up. */
   tls?: boolean;
   /** Pod logs by "namespace/pod/container". */

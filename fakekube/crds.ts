@@ -32,6 +32,8 @@ const ROWS: readonly Row[] = [
   ["networking.liqo.io", "v1beta1", "firewallconfigurations", "FirewallConfiguration", true],
   ["networking.liqo.io", "v1beta1", "wggatewayservers", "WgGatewayServer", true],
   ["networking.liqo.io", "v1beta1", "wggatewayclients", "WgGatewayClient", true],
+  ["networking.liqo.io", "v1beta1", "wggatewayservertemplates", "WgGatewayServerTemplate", true],
+  ["networking.liqo.io", "v1beta1", "wggatewayclienttemplates", "WgGatewayClientTemplate", true],
   ["ipam.liqo.io", "v1alpha1", "networks", "Network", true],
   ["ipam.liqo.io", "v1alpha1", "ips", "IP", true],
   ["authentication.liqo.io", "v1beta1", "identities", "Identity", true],

@@ -156,7 +156,32 @@ export class LifecycleController {
     } else if (resourceKey === "/v1/services") {
       this.#services.add(`${obj.metadata.namespace}/${obj.metadata.name}`);
       this.#syncEndpointSlices(obj.metadata.namespace!);
+      if (field(obj.spec, "type") === "LoadBalancer") {
+        this.#loadBalance(obj.metadata.namespace!, obj.metadata.name);
+      }
     }
+  }
+
+  /**
+   * The LoadBalancer controller: after `loadBalancer.delayMs`, the next free address of the pool in
+   * `status.loadBalancer.ingress` (modes `assign` and `dropsUdp`); `pending` never answers.
+   */
+  #loadBalance(ns: string, name: string): void {
+    const lb = this.#cfg.loadBalancer;
+    if (lb.mode === "pending") return;
+    this.#after(lb.delayMs, () => {
+      const used = new Set(
+        this.#store.list("/v1/services").flatMap((o) =>
+          arr(rec(rec(o.status).loadBalancer).ingress).map((i) => String(rec(i).ip ?? ""))
+        ),
+      );
+      const ip = lb.pool.find((a) => !used.has(a));
+      if (!ip) return;
+      this.#store.update("/v1/services", ns, name, (o) => ({
+        ...o,
+        status: { ...rec(o.status), loadBalancer: { ingress: [{ ip, ipMode: "VIP" }] } },
+      }));
+    });
   }
 
   /** Called after an object was removed (not for namespace purges). */

@@ -13,6 +13,15 @@ export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObj
    * Honoured by SelfSubjectAccessReviews, writes, reads and exec alike. "*" as verb denies all verbs.
    */
   deny: z.array(z.string().regex(/^\S+ \S+$/, 'a "verb resource[/subresource]" pair')).default([]),
+  /**
+   * Validating admission webhooks that deny creates (dry runs included) of a resource (plural, or
+   * plural.group), with the API server's message: `admission webhook "<webhook>" denied the request: <message>`.
+   */
+  admissionDeny: z.array(z.strictObject({
+    resource: z.string().min(1),
+    webhook: z.string().min(1),
+    message: z.string().min(1),
+  })).default([]),
   /** Pod Security level enforced in namespaces without a `pod-security.kubernetes.io/enforce` label. */
   podSecurity: z.enum(["privileged", "baseline", "restricted"]).default("privileged"),
   /** Image references containing any of these strings fail to pull (ErrImagePull, then ImagePullBackOff). */
@@ -33,11 +42,28 @@ export const LifecycleSchema: z.ZodType<Lifecycle, LifecycleInput> = z.strictObj
   offloadingReadyDelayMs: z.number().int().nonnegative().default(100),
   /** Service ClusterIPs are allocated from here (default: the Liqo `service-cidr` Network, else 10.96.0.0/12). */
   serviceCIDR: z.string().optional(),
+  /**
+   * The LoadBalancer controller (a cloud's, MetalLB): `assign` gives each LoadBalancer Service the next
+   * address of `pool` after `delayMs`; `pending` never does (no controller, or one that refuses UDP:
+   * `<pending>` forever); `dropsUdp` assigns one whose UDP traffic is dropped (a cloud LB that
+   * forwards only TCP). NodePorts are allocated in any case (30000–32767).
+   */
+  loadBalancer: z.strictObject({
+    mode: z.enum(["assign", "pending", "dropsUdp"]).default("assign"),
+    pool: z.array(z.string()).default(["198.51.100.10", "198.51.100.11", "198.51.100.12"]),
+    delayMs: z.number().int().nonnegative().default(100),
+  }).default({ mode: "assign", pool: ["198.51.100.10", "198.51.100.11", "198.51.100.12"], delayMs: 100 }),
+  /**
+   * A ResourceQuota every namespace created at runtime gets (a policy controller's): at most `pods`
+   * pods; the next create is refused `exceeded quota`, as the quota admission plugin does.
+   */
+  quota: z.strictObject({ pods: z.number().int().nonnegative() }).optional(),
 });
 
 /** The lifecycle knobs of one fake cluster, defaults applied (fields as {@link LifecycleSchema} documents). */
 export interface Lifecycle {
   deny: string[];
+  admissionDeny: { resource: string; webhook: string; message: string }[];
   podSecurity: "privileged" | "baseline" | "restricted";
   imagePullFailures: string[];
   namespaceStuck: boolean;
@@ -48,10 +74,14 @@ export interface Lifecycle {
   namespaceDeleteDelayMs: number;
   offloadingReadyDelayMs: number;
   serviceCIDR?: string;
+  loadBalancer: { mode: "assign" | "pending" | "dropsUdp"; pool: string[]; delayMs: number };
+  quota?: { pods: number };
 }
 
 /** The lifecycle knobs as written (every field optional). */
-export type LifecycleInput = Partial<Lifecycle>;
+export type LifecycleInput = Partial<Omit<Lifecycle, "loadBalancer">> & {
+  loadBalancer?: Partial<Lifecycle["loadBalancer"]>;
+};
 
 /** Lifecycle defaults (what a cluster without a `lifecycle:` section gets). */
 export function lifecycleDefaults(input?: LifecycleInput): Lifecycle {

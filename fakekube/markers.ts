@@ -14,3 +14,6 @@ export const SERVICE_SWEEP_MARKER = "ff-svc-sweep";
 
 /** Marker of a PROBE-MATRIX row (`: ff-matrix-row cells=<k>:<ip>:<t|u|tu>,… tcp=… udp=…; …`). */
 export const MATRIX_ROW_MARKER = "ff-matrix-row";
+
+/** Marker of the preflight UDP echo (`: ff-pf-echo targets=<k>@<addr>@<port>,… count=… nonce=…; …`). */
+export const PREFLIGHT_ECHO_MARKER = "ff-pf-echo";

@@ -16,6 +16,7 @@ export {
   loadBase,
   loadScenario,
   parseObjects,
+  preflightScenariosRoot,
   readText,
   type Scenario,
   scenariosRoot,
@@ -41,7 +42,12 @@ export { NetworkModelSchema } from "./netmodel.ts";
 export { configurationFor, toPeerView } from "./nettopo.ts";
 export { LiqoReflection } from "./reflection.ts";
 export { generateTlsMaterial, reissueCertificate } from "./tls.ts";
-export { MATRIX_ROW_MARKER, SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
+export {
+  MATRIX_ROW_MARKER,
+  PREFLIGHT_ECHO_MARKER,
+  SERVICE_SWEEP_MARKER,
+  UDP_SERIES_MARKER,
+} from "./markers.ts";
 export { LIQO_CRDS } from "./crds.ts";
 export { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 export { remapAddress } from "./ipv4.ts";

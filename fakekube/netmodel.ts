@@ -118,6 +118,19 @@ const NatSchema = z.strictObject({
  *   datagram of a series is lost), `duplicateEvery: n` (every n-th is delivered twice: the far
  *   side answers twice, tcpdump shows both; netexec `/dial` reads one), `lateEvery: n` with
  *   `lateMs` (default 1500): that answer comes back late.
+ * - `wan`: the network BETWEEN the clusters outside any tunnel, as `preflight --probe` meets it
+ *   (UDP from a pod of one cluster to a LoadBalancer address, a node's NodePort or a port mapping
+ *   of the other): `internalRoutable` (default true: both clusters share one network, like kind's;
+ *   false: a peer's node InternalIPs are private, only ExternalIPs and LoadBalancers route);
+ *   `egress: {cluster: ip}` the address a cluster's pods leave with (default: the client node's
+ *   InternalIP); `portMappings: [{address, port, cluster, nodePort}]` a NAT forwarding
+ *   address:port to that cluster's nodes at `nodePort`; `firewall: [{from?, to?, protocol?,
+ *   ports?}]` drops new flows from cluster `from` to cluster `to` (omitted = any), of `protocol`
+ *   (default udp), to a destination port in `ports` ("30000-32767" or one port; omitted = all) —
+ *   one direction only, replies of allowed flows pass (stateful); `mtu` (default 1500) the path MTU:
+ *   a larger datagram is lost (don't-fragment); `api: {cluster: ok|timeout|refused|dns|tls}` what
+ *   that cluster's pods get dialling the peer's API server URL (default ok). A LoadBalancer
+ *   controller in mode `dropsUdp` (lifecycle.loadBalancer) makes its addresses drop UDP.
  * - `offload.remoteNodes`: in offload scenarios without the provider's objects, the provider nodes
  *   the offloaded pods run on: offloaded pods sorted by name are placed round-robin; fault refs
  *   name them as `<provider cluster ID>/<node>`. Without it they sit on the virtual node.
@@ -147,6 +160,24 @@ export const NetworkModelSchema: z.ZodType<NetworkModel, unknown> = z.strictObje
     lateMs: z.number().nonnegative().default(1500),
   }).default({ rttMs: 0.8, lateMs: 1500 }),
   offload: z.strictObject({ remoteNodes: z.array(z.string()).default([]) }).default({ remoteNodes: [] }),
+  wan: z.strictObject({
+    internalRoutable: z.boolean().default(true),
+    egress: z.record(z.string(), IPv4).default({}),
+    portMappings: z.array(z.strictObject({
+      address: IPv4,
+      port: z.number().int().min(1).max(65535),
+      cluster: z.string(),
+      nodePort: z.number().int().min(1).max(65535),
+    })).default([]),
+    firewall: z.array(z.strictObject({
+      from: z.string().optional(),
+      to: z.string().optional(),
+      protocol: z.enum(["tcp", "udp"]).default("udp"),
+      ports: z.union([z.number().int(), z.string().regex(/^\d+-\d+$/)]).optional(),
+    })).default([]),
+    mtu: z.number().int().min(68).default(1500),
+    api: z.record(z.string(), z.enum(["ok", "timeout", "refused", "dns", "tls"])).default({}),
+  }).default({ internalRoutable: true, egress: {}, portMappings: [], firewall: [], mtu: 1500, api: {} }),
 });
 
 /** A protocol a fault can be limited to. */
@@ -188,6 +219,17 @@ export interface NetworkModel {
   flaky: FlakyRule[];
   udp: { rttMs: number; lossEvery?: number; duplicateEvery?: number; lateEvery?: number; lateMs: number };
   offload: { remoteNodes: string[] };
+  wan: WanModel;
+}
+
+/** The network between the clusters outside any tunnel (`network.wan`, documented on the schema). */
+export interface WanModel {
+  internalRoutable: boolean;
+  egress: Record<string, string>;
+  portMappings: { address: string; port: number; cluster: string; nodePort: number }[];
+  firewall: { from?: string; to?: string; protocol: "tcp" | "udp"; ports?: number | string }[];
+  mtu: number;
+  api: Record<string, "ok" | "timeout" | "refused" | "dns" | "tls">;
 }
 
 /** The healthy model. */
@@ -202,6 +244,8 @@ export function healthyModel(): NetworkModel {
 export interface NetworkHost {
   /** Gives the host a cluster's live objects (incl. pods created at runtime). */
   attach(cluster: string, state: () => readonly K8sObject[]): void;
+  /** What the host must know of a cluster's controllers: its LoadBalancer drops UDP. */
+  configure?(cluster: string, opts: { loadBalancerDropsUdp: boolean }): void;
   /** Runs a probe command in `pod`, or returns null when the command is not one it answers. */
   exec(
     cluster: string,

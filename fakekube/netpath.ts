@@ -17,7 +17,9 @@ import {
   gatewayPod,
   geneveIface,
   isLivePod,
+  loadBalancerIps,
   netexecPorts,
+  nodeAddressesOf,
   podByIp,
   REFLECTION_LABELS,
   remoteNamespaceOf,
@@ -26,6 +28,7 @@ import {
   toPeerView,
   TUNNEL_IFACE,
   twinPodOf,
+  udpPortsOf,
   virtualNodePeer,
 } from "./nettopo.ts";
 
@@ -114,6 +117,23 @@ const MAX_LOG = 20000;
 /** Linux's `net.ipv4.route.mtu_expires` default: a learnt path MTU is kept 10 minutes. */
 export const PMTU_EXPIRES_MS = 600_000;
 
+/** Where a WAN address leads: the cluster, the Service and how it was reached; or an address nobody routes. */
+export type WanTarget =
+  | {
+    kind: "service";
+    cluster: string;
+    svc: K8sObject;
+    targetPort: number;
+    via: "LoadBalancer" | "NodePort" | "PortMapping";
+  }
+  | { kind: "unrouted"; cluster: string; why: string };
+
+/** What one WAN datagram met: an answer, a timeout or an ICMP refusal. */
+export interface WanDial {
+  outcome: "answer" | "timeout" | "refused";
+  answer: string | null;
+}
+
 /** The shared data plane of one scenario. */
 export class Network {
   readonly model: NetworkModel;
@@ -122,9 +142,122 @@ export class Network {
   readonly #attempts = new Map<string, number>();
   readonly #pmtu = new Map<string, { mtu: number; expires: number }>();
   #port = 40000;
+  readonly #lbDropsUdp = new Set<string>();
 
   constructor(model: NetworkModel) {
     this.model = model;
+  }
+
+  /** Records what a cluster's controllers do to the data plane (its LoadBalancer drops UDP). */
+  configure(name: string, opts: { loadBalancerDropsUdp: boolean }): void {
+    if (opts.loadBalancerDropsUdp) this.#lbDropsUdp.add(name);
+    else this.#lbDropsUdp.delete(name);
+  }
+
+  /** True when `ref` (a scenario cluster name or Liqo cluster ID; undefined = any) names `cluster`. */
+  #isCluster(ref: string | undefined, cluster: string): boolean {
+    return ref === undefined || ref === cluster || clusterIdOf(this.objects(cluster)) === ref;
+  }
+
+  /** Where `address:port` (UDP) leads from a pod of `from` across the WAN, or null when it is no WAN address. */
+  wanTarget(from: string, address: string, port: number): WanTarget | null {
+    const wan = this.model.wan;
+    for (const c of this.#clusters.values()) {
+      if (c.name === from) continue;
+      const objects = c.state();
+      const services = objects.filter((o) => o.kind === "Service");
+      for (const svc of services) {
+        if (!loadBalancerIps(svc).includes(address)) continue;
+        const p = udpPortsOf(svc).find((x) => x.port === port);
+        if (p) {
+          return { kind: "service", cluster: c.name, svc, targetPort: p.targetPort, via: "LoadBalancer" };
+        }
+        return { kind: "unrouted", cluster: c.name, why: "no such port on the load balancer" };
+      }
+      const byNodePort = (nodePort: number) =>
+        services.flatMap((svc) =>
+          udpPortsOf(svc).filter((x) => x.nodePort === nodePort).map((x) => ({
+            svc,
+            targetPort: x.targetPort,
+          }))
+        )[0] ?? null;
+      for (const m of wan.portMappings) {
+        if (m.address !== address || m.port !== port || !this.#isCluster(m.cluster, c.name)) continue;
+        const hit = byNodePort(m.nodePort);
+        return hit
+          ? { kind: "service", cluster: c.name, ...hit, via: "PortMapping" }
+          : { kind: "unrouted", cluster: c.name, why: `nothing listens on NodePort ${m.nodePort}` };
+      }
+      const node = objects.find((o) =>
+        o.kind === "Node" &&
+        (nodeAddressesOf(o, "ExternalIP").includes(address) ||
+          nodeAddressesOf(o, "InternalIP").includes(address))
+      );
+      if (!node) continue;
+      if (!nodeAddressesOf(node, "ExternalIP").includes(address) && !wan.internalRoutable) {
+        return { kind: "unrouted", cluster: c.name, why: `${address} is a private address of ${c.name}` };
+      }
+      const hit = byNodePort(port);
+      // A node with nothing on that port: kube-proxy has no rule, the node's stack answers ICMP.
+      return hit
+        ? { kind: "service", cluster: c.name, ...hit, via: "NodePort" }
+        : { kind: "unrouted", cluster: c.name, why: "closed" };
+    }
+    return null;
+  }
+
+  /** The source address a pod of `cluster` on `node` leaves with across the WAN (SNAT). */
+  wanEgress(cluster: string, node: string): string {
+    const own = this.model.wan.egress[cluster] ??
+      Object.entries(this.model.wan.egress).find(([k]) => this.#isCluster(k, cluster))?.[1];
+    if (own) return own;
+    const n = this.objects(cluster).find((o) => o.kind === "Node" && o.metadata.name === node);
+    return (n ? nodeAddressesOf(n, "ExternalIP")[0] ?? nodeAddressesOf(n, "InternalIP")[0] : undefined) ??
+      "0.0.0.0";
+  }
+
+  /**
+   * One UDP datagram of `size` bytes (IP packet) from `src` to a WAN address, through the firewall,
+   * the LoadBalancer's UDP support, the path MTU and the Service to an echo pod. Null when the
+   * address is not a WAN address (the Liqo data plane answers instead).
+   */
+  wanDial(
+    src: Endpoint,
+    address: string,
+    port: number,
+    request: string,
+    size: number,
+    sport: number,
+  ): WanDial | null {
+    const t = this.wanTarget(src.net, address, port);
+    if (t === null) return null;
+    if (t.kind === "unrouted") return { outcome: t.why === "closed" ? "refused" : "timeout", answer: null };
+    const wan = this.model.wan;
+    const blocked = wan.firewall.some((f) =>
+      f.protocol === "udp" && this.#isCluster(f.from, src.net) && this.#isCluster(f.to, t.cluster) &&
+      inPorts(f.ports, port)
+    );
+    if (blocked) return { outcome: "timeout", answer: null };
+    if (t.via === "LoadBalancer" && this.#lbDropsUdp.has(t.cluster)) {
+      return { outcome: "timeout", answer: null };
+    }
+    if (size > wan.mtu) return { outcome: "timeout", answer: null };
+    const backends = this.objects(t.cluster).filter((o) => isLivePod(o) && selects(t.svc, o));
+    // A Service without endpoints: kube-proxy rejects with ICMP port unreachable.
+    if (backends.length === 0) return { outcome: "refused", answer: null };
+    const pod = backends[0];
+    if (netexecPorts(pod)?.udp !== t.targetPort) return { outcome: "refused", answer: null };
+    const text = request.trim().toLowerCase();
+    const seen = this.wanEgress(src.net, src.node);
+    const answer = text === "hostname"
+      ? pod.metadata.name
+      : text.startsWith("echo ")
+      ? text.slice(5)
+      : text === "clientip"
+      ? `${seen}:${sport}`
+      : null;
+    // The answer is as large as the request (less "echo "): it crosses the same MTU.
+    return answer === null ? { outcome: "timeout", answer: null } : { outcome: "answer", answer };
   }
 
   /** Registers a cluster's live objects. */
@@ -590,4 +723,12 @@ export function matches(ref: string, ep: Endpoint): boolean {
   const [c, n] = ref.split("/");
   const clusterOk = c === ep.net || c === ep.clusterId;
   return clusterOk && (n === undefined || n === ep.node);
+}
+
+/** True when `port` is in a firewall rule's ports (a number, "a-b", or omitted = every port). */
+function inPorts(ports: number | string | undefined, port: number): boolean {
+  if (ports === undefined) return true;
+  if (typeof ports === "number") return ports === port;
+  const [a, b] = ports.split("-").map(Number);
+  return port >= a && port <= b;
 }

@@ -249,3 +249,26 @@ export function twinPodOf(
     consumerId !== null && o.metadata.labels?.[REFLECTION_LABELS.origin] === consumerId
   ) ?? null;
 }
+
+/** A node's `status.addresses` of one type. */
+export function nodeAddressesOf(node: K8sObject, type: string): string[] {
+  const addrs: Any[] = get(node, "status", "addresses") ?? [];
+  return addrs.filter((a) => a?.type === type && typeof a?.address === "string").map((a) => a.address);
+}
+
+/** The UDP ports of a Service: its port, target port and NodePort. */
+export function udpPortsOf(svc: K8sObject): { port: number; targetPort: number; nodePort: number | null }[] {
+  const ports: Any[] = get(svc, "spec", "ports") ?? [];
+  return ports.filter((p) => (p?.protocol ?? "TCP") === "UDP").map((p) => ({
+    port: Number(p.port),
+    targetPort: typeof p.targetPort === "number" ? p.targetPort : Number(p.port),
+    nodePort: typeof p.nodePort === "number" ? p.nodePort : null,
+  }));
+}
+
+/** The ingress addresses of a LoadBalancer Service (`status.loadBalancer.ingress[].ip`). */
+export function loadBalancerIps(svc: K8sObject): string[] {
+  if (get(svc, "spec", "type") !== "LoadBalancer") return [];
+  const ingress: Any[] = get(svc, "status", "loadBalancer", "ingress") ?? [];
+  return ingress.map((i) => i?.ip).filter((x): x is string => typeof x === "string");
+}

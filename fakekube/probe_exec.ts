@@ -10,7 +10,12 @@ import type { ExecResult } from "./exec.ts";
 import { type NetworkHost, type NetworkModel, NetworkModelSchema } from "./netmodel.ts";
 import { type Endpoint, Network, type SeenPacket } from "./netpath.ts";
 import { geneveIface, TUNNEL_IFACE, tunnelAddresses } from "./nettopo.ts";
-import { MATRIX_ROW_MARKER, SERVICE_SWEEP_MARKER, UDP_SERIES_MARKER } from "./markers.ts";
+import {
+  MATRIX_ROW_MARKER,
+  PREFLIGHT_ECHO_MARKER,
+  SERVICE_SWEEP_MARKER,
+  UDP_SERIES_MARKER,
+} from "./markers.ts";
 import { parseIPv4 } from "./ipv4.ts";
 import { CHANNEL, encodeFrame, execStatus } from "./websocket.ts";
 
@@ -161,6 +166,22 @@ function dialUdpOnce(
     error: `reading from udp connection failed. err:'read udp ${local}->${remote}: i/o timeout'`,
     seconds: 5,
   };
+  // Across the WAN (a LoadBalancer, a node's NodePort, a port mapping of the other cluster).
+  const wan = ctx.net.wanDial(src, host, port, request, request.length + 28, sport);
+  if (wan) {
+    if (wan.outcome === "answer") {
+      return { response: wan.answer, error: null, seconds: ctx.net.model.udp.rttMs / 1000 };
+    }
+    if (wan.outcome === "refused") {
+      return {
+        response: null,
+        error:
+          `reading from udp connection failed. err:'read udp ${local}->${remote}: read: connection refused'`,
+        seconds: 0.001,
+      };
+    }
+    return timeout;
+  }
   const t = ctx.net.resolve(src, host);
   if (t.kind === "none") return timeout;
   let dst: Endpoint;
@@ -632,6 +653,70 @@ async function tcpdump(ctx: Ctx, seconds: number, args: string[]): Promise<ExecR
   return res(stdout, banner + tail, 124);
 }
 
+// ---------------------------------------------------------------- preflight: echo script and API dial
+
+/**
+ * The PF-UDP echo script: per target `k@addr@port`, `count` datagrams `echo ff-pf-<nonce>-<k>-<seq>`
+ * then `clientip`, each through netexec /dial (the targets at once, like the script's jobs).
+ */
+async function preflightEchoScript(ctx: Ctx, f: Record<string, string>): Promise<ExecResult> {
+  if (!ctx.src) return res("", "sh: netexec not reachable\n", 1);
+  const count = Number(f.count ?? "1");
+  const targets = (f.targets ?? "").split(",").filter((t) => t !== "").map((t) => {
+    const [k, address, port] = t.split("@");
+    return { k: Number(k), address, port: Number(port) };
+  });
+  const jobs = targets.map(async (t) => {
+    const lines: string[] = [];
+    let spent = 0;
+    const one = (request: string) => {
+      const r = dialUdpOnce(ctx, t.address, t.port, request);
+      spent += r.seconds;
+      return goJson({
+        responses: r.response !== null ? [r.response] : [],
+        errors: r.error !== null ? [r.error] : [],
+      });
+    };
+    for (let seq = 1; seq <= count; seq++) {
+      lines.push(`${t.k} ${seq} ${one(`echo ff-pf-${f.nonce}-${t.k}-${seq}`)}`);
+    }
+    lines.push(`${t.k} ip ${one("clientip")}`);
+    await sleep(spent * 1000 * ctx.scale, ctx.signal);
+    return lines;
+  });
+  const out = (await Promise.all(jobs)).flat();
+  return ok(out.map((l) => l + "\n").join(""));
+}
+
+/** `curl -k … https://<api>/version` from a pod: `network.wan.api[<cluster>]` decides what it meets. */
+async function curlApi(ctx: Ctx, c: CurlArgs): Promise<ExecResult> {
+  const u = new URL(c.url);
+  const api = ctx.net.model.wan.api;
+  const id = ctx.src?.clusterId ?? null;
+  const mode = api[ctx.cluster] ?? (id !== null ? api[id] : undefined) ?? "ok";
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  const port = u.port || "443";
+  const maxTime = c.maxTime > 0 ? c.maxTime : 300;
+  if (mode === "ok") return ok(`200 ${parseIPv4(host) !== null ? host : "127.0.0.1"}`);
+  if (mode === "dns") return res("000 ", `curl: (6) Could not resolve host: ${host}\n`, 6);
+  if (mode === "refused") {
+    return res(
+      "000 ",
+      `curl: (7) Failed to connect to ${host} port ${port} after 3 ms: Couldn't connect to server\n`,
+      7,
+    );
+  }
+  if (mode === "tls") {
+    return res("000 ", `curl: (35) OpenSSL/3.3.2: error:0A00010B:SSL routines::wrong version number\n`, 35);
+  }
+  await sleep(maxTime * 1000 * ctx.scale, ctx.signal);
+  return res(
+    "000 ",
+    `curl: (28) Connection timed out after ${Math.round(maxTime * 1000) + 1} milliseconds\n`,
+    28,
+  );
+}
+
 // ---------------------------------------------------------------- the router
 
 /** Answers one command in a pod from `net`, or null when it is not a command this router knows. */
@@ -658,6 +743,7 @@ export function routeProbeCommand(
   if (bin === "curl") {
     const c = parseCurl(args);
     if (c && /\/dial\?/.test(c.url)) return curlDial(ctx, c);
+    if (c && /^https?:\/\/[^/]+\/version$/.test(c.url)) return curlApi(ctx, c);
     if (c && /\/hostname$/.test(c.url)) {
       const u = new URL(c.url);
       return httpHostname(ctx, u.hostname, Number(u.port || 80), c.maxTime || 300).then((r) =>
@@ -673,6 +759,8 @@ export function routeProbeCommand(
     if (svc) return serviceSweep(ctx, svc);
     const row = markerFields(args[1], MATRIX_ROW_MARKER);
     if (row) return matrixRowScript(ctx, row);
+    const pf = markerFields(args[1], PREFLIGHT_ECHO_MARKER);
+    if (pf) return preflightEchoScript(ctx, pf);
     return null;
   }
   if (bin === "getent") return Promise.resolve(getent(ctx, args));
@@ -693,6 +781,7 @@ export function createNetworkHost(
   return {
     network: net,
     attach: (cluster, state) => net.attach(cluster, state),
+    configure: (cluster, opts) => net.configure(cluster, opts),
     exec: (cluster, pod, container, command, signal) =>
       routeProbeCommand(net, cluster, pod, command, signal, container),
   };

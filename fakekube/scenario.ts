@@ -67,6 +67,8 @@ const ClusterSchema = z.strictObject({
   wireguard: WireguardStateSchema.optional(),
   forbid: z.array(z.string()).default([]),
   latencyMs: z.number().nonnegative().default(0),
+  /** `/version` gitVersion of this cluster (default v1.31.4). */
+  serverVersion: z.string().regex(/^v\d+\.\d+\.\d+/).optional(),
   down: z.boolean().default(false),
   logs: z.record(z.string(), z.string()).optional(),
   missingGroups: z.array(z.string().regex(/\./, "an API group such as ipam.liqo.io")).default([]),
@@ -125,6 +127,7 @@ export interface ScenarioCluster {
   wireguard?: WireguardState;
   forbid: string[];
   latencyMs: number;
+  serverVersion?: string;
   down: boolean;
   logs?: Record<string, string>;
   /** API groups not served (CRDs not installed), e.g. ["ipam.liqo.io"]. */
@@ -209,6 +212,11 @@ export function scenariosRoot(): URL {
 /** testdata/active/: the active-probe scenarios (kept apart from the passive matrix). */
 export function activeScenariosRoot(): URL {
   return new URL("active/", testdata);
+}
+
+/** testdata/preflight/: two clusters before peering (`flyingfish preflight`), apart from both matrices. */
+export function preflightScenariosRoot(): URL {
+  return new URL("preflight/", testdata);
 }
 
 /** testdata/base/: the base example clusters. */
@@ -483,6 +491,7 @@ export async function buildClusterConfig(
     wireguard,
     forbid: c.forbid,
     latencyMs: c.latencyMs,
+    ...(c.serverVersion ? { serverVersion: c.serverVersion } : {}),
     ...(c.logs ? { logs: c.logs } : {}),
     ...(c.missingGroups.length ? { missingGroups: c.missingGroups } : {}),
     ...(c.faults.length ? { faults: c.faults } : {}),

@@ -133,6 +133,7 @@ export async function startFakeCluster(cfg: FakeClusterConfig): Promise<FakeClus
   const watchHub = new WatchHub(initialRv);
   cfg.network?.attach(cfg.name, () => [...resources.values()].flatMap((r) => r.objects));
   const lifecycleCfg = lifecycleDefaults(cfg.lifecycle);
+  cfg.network?.configure?.(cfg.name, { loadBalancerDropsUdp: lifecycleCfg.loadBalancer.mode === "dropsUdp" });
   const permissions = new PermissionTable([...new Set(cfg.forbid ?? [])], lifecycleCfg.deny);
   const store = new ClusterStore(resources, watchHub, () => {
     state.listRv = watchHub.resourceVersion;

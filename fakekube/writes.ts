@@ -8,6 +8,7 @@
  * WatchHub (new resourceVersion, ADDED/MODIFIED/DELETED on the open watches), so lists, gets and
  * watches see created objects exactly like the base ones.
  */
+import { allocateNodePorts, policyRefusal } from "./policy.ts";
 import { field, type K8sObject } from "./object.ts";
 import type { WatchHub } from "./watch.ts";
 import {
@@ -409,8 +410,9 @@ async function create(
       offloading ? String(field(offloading.spec, "podOffloadingStrategy") ?? "LocalAndRemote") : undefined,
     );
   } else if (r.group === "" && r.plural === "namespaces") obj = defaultNamespace(obj);
-  else if (r.group === "" && r.plural === "services") obj = defaultService(obj, () => allocateClusterIP(ctx));
-  else if (r.group === "offloading.liqo.io" && r.plural === "namespaceoffloadings") {
+  else if (r.group === "" && r.plural === "services") {
+    obj = allocateNodePorts(defaultService(obj, () => allocateClusterIP(ctx)), store.list("/v1/services"));
+  } else if (r.group === "offloading.liqo.io" && r.plural === "namespaceoffloadings") {
     obj = defaultNamespaceOffloading(obj);
   }
 
@@ -426,6 +428,18 @@ async function create(
     });
   }
 
+  // Validating admission webhooks run after validation, dry runs included.
+  const hook = ctx.config.admissionDeny.find((a) =>
+    a.resource === r.plural || a.resource === `${r.plural}.${r.group}`
+  );
+  if (hook) {
+    return status(
+      403,
+      "Forbidden",
+      `admission webhook "${hook.webhook}" denied the request: ${hook.message}`,
+      details(r, name),
+    );
+  }
   if (r.group === "" && r.plural === "pods") {
     const { level, version: psVersion } = enforcedLevel(nsObj, ctx.config.podSecurity);
     const violations = podSecurityViolations(obj, level);
@@ -438,6 +452,13 @@ async function create(
       );
     }
   }
+
+  // Webhooks and quotas (policy.ts), after Pod Security as the API server orders them.
+  const podsHere = ns === undefined
+    ? 0
+    : store.list("/v1/pods").filter((p) => p.metadata.namespace === ns).length;
+  const refused = policyRefusal(r.kind, qualified(r), name, ns, ctx.config, podsHere);
+  if (refused) return status(refused.code, refused.reason, refused.message, details(r, name));
 
   if (store.get(`${r.group}/${r.version}/${r.plural}`, ns, name)) {
     return status(409, "AlreadyExists", `${qualified(r)} "${name}" already exists`, details(r, name));
@@ -568,6 +589,17 @@ async function remove(
 }
 
 async function accessReview(ctx: WriteContext, req: Request): Promise<Response> {
+  // The review itself is authorized like any create (a role without it gets the API server's 403).
+  const review = { verb: "create", resource: "selfsubjectaccessreviews", group: "authorization.k8s.io" };
+  if (!ctx.permissions.allows(review)) {
+    return status(
+      403,
+      "Forbidden",
+      `selfsubjectaccessreviews.authorization.k8s.io is forbidden: User "${ctx.user}" cannot create resource ` +
+        `"selfsubjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope`,
+      { group: "authorization.k8s.io", kind: "selfsubjectaccessreviews" },
+    );
+  }
   const body = await readJson(req);
   if (body === null || body === "invalid") {
     return status(400, "BadRequest", "the body of the request was in an unknown format", {});

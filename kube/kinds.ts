@@ -44,6 +44,8 @@ export type KindId =
   | "firewallconfigurations"
   | "wggatewayservers"
   | "wggatewayclients"
+  | "wggatewayservertemplates"
+  | "wggatewayclienttemplates"
   | "networks"
   | "ips"
   | "identities"
@@ -112,6 +114,8 @@ export const KINDS: Readonly<Record<KindId, KindSpec>> = {
   firewallconfigurations: liqo("networking", "firewallconfigurations", "FirewallConfiguration"),
   wggatewayservers: liqo("networking", "wggatewayservers", "WgGatewayServer"),
   wggatewayclients: liqo("networking", "wggatewayclients", "WgGatewayClient"),
+  wggatewayservertemplates: liqo("networking", "wggatewayservertemplates", "WgGatewayServerTemplate"),
+  wggatewayclienttemplates: liqo("networking", "wggatewayclienttemplates", "WgGatewayClientTemplate"),
   networks: {
     group: "ipam.liqo.io",
     version: "v1alpha1",

@@ -3,6 +3,7 @@
  * API server (live.ts); a snapshot implementation replays a collected bundle. Checks never see a
  * source directly: they read the Inventory built from it and the probes.
  */
+import type { AccessClient } from "./live/access.ts";
 import type { KindSpec, ListScope } from "./kinds.ts";
 
 /** A Kubernetes object as read from the API (kind/apiVersion filled in by the source). */
@@ -109,6 +110,11 @@ export interface ClusterEndpoint {
   context: string;
   /** API server URL (credentials never included). */
   server: string;
+  /**
+   * SHA-256 (hex, first 16 digits) of the kubeconfig's certificate-authority-data, or
+   * `file:<path>` for a certificate-authority file; absent without one (system roots).
+   */
+  caFingerprint?: string;
 }
 
 /** What the API server says of itself (GET /version). */
@@ -141,6 +147,11 @@ export interface ClusterSource {
    * throws a ToolError when the server is unreachable or rejects the credentials.
    */
   probeReachable?(): Promise<ServerVersion>;
+  /**
+   * Live sources: access reviews and `dryRun=All` creates (kube/live/access.ts), which persist
+   * nothing — preflight's passive checks ask them through the probe hub. Absent: a snapshot.
+   */
+  readonly access?: AccessClient;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -18,6 +18,9 @@ export const VIRTUAL_NODE_TYPE = "virtual-node";
 /** On tenant namespaces, value "true" (`pkg/tenantNamespace/namespaceManager.go`). */
 export const TENANT_NAMESPACE_LABEL = "liqo.io/tenant-namespace";
 
+/** The tenant namespace `liqoctl peer` creates for a remote cluster: this prefix and its cluster ID (`pkg/tenantNamespace/const.go`). */
+export const TENANT_NAMESPACE_PREFIX = "liqo-tenant-";
+
 /**
  * Gateway pod, Deployment and Service labels (the gateway templates); `active: "true"` marks the
  * active replica (`pkg/gateway/concurrent/label.go`).
@@ -138,3 +141,7 @@ export const FIREWALL_LABELS = {
 
 /** Firewall subcategory of the per-IP NAT mappings (`remapping/label.go` FirewallSubCategoryTargetValueIPMapping). */
 export const IP_MAPPING_SUBCATEGORY = "ip-mapping";
+
+/** The default gateway templates Liqo's chart installs (WgGatewayServerTemplate / WgGatewayClientTemplate). */
+export const GATEWAY_SERVER_TEMPLATE = "wireguard-server";
+export const GATEWAY_CLIENT_TEMPLATE = "wireguard-client";

@@ -2,6 +2,8 @@
  * ProbeHub: the only way checks touch the network or pods. Each probe is memoised per run, so
  * several checks share one `wg show` exec or one UDP probe. Implementations live beside this file.
  */
+import type { AccessAttributes, AccessVerdict } from "../kube/live/access.ts";
+import type { K8sObject } from "../kube/source.ts";
 
 /** One WireGuard peer from `wg show all dump`. */
 export interface WgPeer {
@@ -117,6 +119,22 @@ export type LogEvidence =
     message: string;
   };
 
+/** What preflight's RBAC check asks one cluster: access reviews, then objects to create with `dryRun=All`. */
+export interface AccessQuestions {
+  reviews: readonly AccessAttributes[];
+  dryRuns: readonly K8sObject[];
+}
+
+/** How one dry-run create was answered: admitted, or refused with the Status' reason and message. */
+export type DryRunAnswer =
+  | { object: K8sObject; admitted: true }
+  | { object: K8sObject; admitted: false; status: number; reason: string; message: string };
+
+/** The answers to {@link AccessQuestions}, in the same order; `unavailable` when they could not be asked. */
+export type AccessAnswers =
+  | { ok: true; verdicts: AccessVerdict[]; dryRuns: DryRunAnswer[] }
+  | { ok: false; unavailable: string };
+
 /** What checks can ask of the outside world. */
 export interface ProbeHub {
   /** `wg show all dump` twice (+ MTU) in container `wireguard` of a pod on the given cluster. */
@@ -144,4 +162,10 @@ export interface ProbeHub {
    * reads a missing resolver as `unavailable`.
    */
   resolve?(host: string): Promise<ResolveResult>;
+  /**
+   * SelfSubjectAccessReviews and `dryRun=All` creates on the given cluster (kube/live/access.ts):
+   * nothing is stored, so passive runs may ask. Optional: a hub without it (a snapshot) answers
+   * `unavailable` through checks/preflight, never a pass.
+   */
+  access?(clusterName: string, questions: AccessQuestions): Promise<AccessAnswers>;
 }

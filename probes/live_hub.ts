@@ -5,7 +5,7 @@
  */
 import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub, ResolveResult, TlsDialResult, UdpProbeResult, WgEvidence } from "./hub.ts";
-import type { LogEvidence } from "./hub.ts";
+import type { AccessAnswers, AccessQuestions, DryRunAnswer, LogEvidence } from "./hub.ts";
 import { readContainerLogs } from "./logs.ts";
 import { collectWireguard } from "./wireguard.ts";
 import { probeUdp, type UdpProbeOptions } from "./udp.ts";
@@ -63,6 +63,8 @@ export interface LiveProbeHub extends ProbeHub {
   logs: NonNullable<ProbeHub["logs"]>;
   /** Always present on the run's hub. */
   resolve: NonNullable<ProbeHub["resolve"]>;
+  /** Always present on the run's hub. */
+  access: NonNullable<ProbeHub["access"]>;
   /** Starts (or joins) the WireGuard sampling of a gateway pod without waiting for it. */
   warm(clusterName: string, namespace: string, pod: string): void;
 }
@@ -210,6 +212,28 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
         () => impl.resolveHost(host, { timeoutMs: opts.dnsTimeoutMs ?? 3000, signal: opts.signal }),
         (e) => ({ outcome: "unavailable", detail: `DNS query failed: ${msg(e)}` }),
       );
+    },
+    async access(clusterName: string, questions: AccessQuestions): Promise<AccessAnswers> {
+      const source = opts.sources.get(clusterName);
+      if (!source) return { ok: false, unavailable: `unknown cluster "${clusterName}"` };
+      if (source.isSnapshot || !source.access) {
+        return { ok: false, unavailable: "snapshot: access reviews and dry runs need the live cluster" };
+      }
+      const access = source.access;
+      try {
+        const [verdicts, dryRuns] = await Promise.all([
+          access.review(questions.reviews, { signal: opts.signal }),
+          Promise.all(questions.dryRuns.map(async (object): Promise<DryRunAnswer> => {
+            const r = await access.dryRunCreate(object, { signal: opts.signal });
+            return r.ok
+              ? { object, admitted: true }
+              : { object, admitted: false, status: r.status, reason: r.reason, message: r.message };
+          })),
+        ]);
+        return { ok: true, verdicts, dryRuns };
+      } catch (e) {
+        return { ok: false, unavailable: `access review failed: ${msg(e)}` };
+      }
     },
     warm(clusterName: string, namespace: string, pod: string): void {
       void hub.wireguard(clusterName, namespace, pod);

@@ -282,3 +282,42 @@ Deno.test("hub resolve: memoised per host, off without network probes or on snap
   });
   assert.equal(n, 2);
 });
+
+Deno.test("live hub: access reviews and dry runs go to the cluster's access client; a snapshot has none", async () => {
+  const asked: string[] = [];
+  const live: ClusterSource = {
+    ...source(),
+    access: {
+      review: (attrs) => {
+        asked.push(...attrs.map((a) => `${a.verb} ${a.resource}`));
+        return Promise.resolve(attrs.map((a) => ({ ...a, allowed: a.verb !== "delete", reason: "" })));
+      },
+      dryRunCreate: (obj) =>
+        Promise.resolve(
+          obj.metadata.name === "refused"
+            ? { ok: false as const, status: 403, reason: "Forbidden", message: "denied" }
+            : { ok: true as const, status: 201, object: obj },
+        ),
+    },
+  };
+  const hub = createProbeHub({
+    sources: new Map([["rome", live], ["snap", source(true)]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 0,
+  });
+  const ns = (name: string) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  const a = await hub.access("rome", {
+    reviews: [{ verb: "create", resource: "namespaces" }, { verb: "delete", resource: "pods" }],
+    dryRuns: [ns("ok"), ns("refused")],
+  });
+  assert.ok(a.ok);
+  assert.deepEqual(a.verdicts.map((v) => v.allowed), [true, false]);
+  assert.deepEqual(a.dryRuns.map((d) => d.admitted), [true, false]);
+  assert.deepEqual(asked, ["create namespaces", "delete pods"]);
+  const s = await hub.access("snap", { reviews: [], dryRuns: [] });
+  assert.equal(s.ok, false);
+  assert.match(s.ok ? "" : s.unavailable, /snapshot/);
+  const u = await hub.access("paris", { reviews: [], dryRuns: [] });
+  assert.equal(u.ok, false);
+});

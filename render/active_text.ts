@@ -113,8 +113,12 @@ export function activeLines(
   const para = (s: string, first = "   ", rest = "     ") => wrapWords(s, width, { first, rest });
   out.push(
     ` ${c.bold("PROBE RUN")} ${
-      c.dim(`${active.runId} · ${active.mode} mode · peer ${active.peer} · ${active.probes.join(", ")}`)
-    }`,
+      // No probes: a `preflight --probe` run (its checks are the PF ones above).
+      c.dim(
+        active.probes.length
+          ? `${active.runId} · ${active.mode} mode · peer ${active.peer} · ${active.probes.join(", ")}`
+          : `${active.runId} · preflight --probe · provider ${active.peer}`,
+      )}`,
   );
   const m = active.matrix;
   if (m && m.grids.length) {

@@ -32,10 +32,14 @@ export function connectingLine(targets: readonly ConnectTarget[]): string {
  * One line per cluster of the report: its Liqo cluster ID, kubeconfig context, API server and Liqo
  * version (`in <namespace>` too when `verbose`). In dual mode each line says which end it is.
  */
-export function clusterLines(report: Pick<Report, "clusters">, verbose = false): string[] {
+export function clusterLines(report: Pick<Report, "clusters" | "preflight">, verbose = false): string[] {
   const dual = report.clusters.length > 1;
+  // Before peering (preflight), the ends are the would-be consumer (local) and provider (remote).
+  const names = report.preflight
+    ? { local: "consumer", remote: "provider" }
+    : { local: "local", remote: "remote" };
   return report.clusters.map((c) => {
-    const role = dual ? `${c.role} ` : "";
+    const role = dual ? `${names[c.role]} ` : "";
     if (!c.context && !c.server && c.clusterId === null) return `${role}cluster unavailable`;
     return `${role}cluster ${clusterFacts(c, verbose)}`;
   });

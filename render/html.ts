@@ -8,6 +8,7 @@
  * peering dump, the cheat sheet and the run metadata (clusters with Kubernetes and Liqo versions).
  */
 import { activeHtml } from "./active_html.ts";
+import { preflightHtml } from "./preflight.ts";
 import {
   type AlsoFailing,
   type Hop as DeclaredHop,
@@ -355,6 +356,7 @@ export function renderHtml(report: Report): string {
     inv ? `<div class="meta">Command: <code class="cmdline">${h(inv.commandLine)}</code></div>` : "",
   );
 
+  if (report.preflight) body.push(preflightHtml(report.preflight, h));
   // Diagnosis
   if (report.stopped) {
     body.push(
@@ -407,8 +409,8 @@ export function renderHtml(report: Report): string {
   body.push(`<h2>Data path</h2><div class="chips">`);
   for (const layer of LAYERS) {
     const st = worst(report.results.filter((r) => r.layer === layer));
-    // Probes are opt-in: a passive run has no probe chip at all, not a grey one.
-    if (layer === "probe" && st === "none") continue;
+    // Probes are opt-in, preflight its own command: a run without them has no chip for them, not a grey one.
+    if ((layer === "probe" || layer === "preflight") && st === "none") continue;
     body.push(
       `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${
         st === "none" ? "·" : MARKS[st]

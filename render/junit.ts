@@ -5,6 +5,7 @@
  */
 import type { ReportResult as CheckResult } from "../report/model.ts";
 import { remediationLines } from "../report/remediation.ts";
+import { preflightJunit, verdictPasses } from "./preflight.ts";
 import { LAYER_TITLES, LAYERS } from "../report/model.ts";
 import { type Report, varyingScopes } from "../report/model.ts";
 
@@ -86,8 +87,8 @@ export function renderJunit(report: Report): string {
   const all = report.results;
   const out = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="flyingfish" tests="${all.length}" failures="${
-      count(all, (r) => r.status === "fail")
+    `<testsuites name="flyingfish" tests="${all.length + (report.preflight ? 1 : 0)}" failures="${
+      count(all, (r) => r.status === "fail") + (report.preflight && !verdictPasses(report.preflight) ? 1 : 0)
     }"` +
     ` errors="${report.stopped ? 1 : 0}" skipped="${count(all, isSkipped)}" time="${
       seconds(report.durationMs)
@@ -106,6 +107,7 @@ export function renderJunit(report: Report): string {
       `  </testsuite>`,
     );
   }
+  if (report.preflight) out.push(...preflightJunit(report.preflight, xmlAttr, xmlText));
   for (const { name, results } of suites.values()) {
     const time = results.reduce((t, r) => t + r.durationMs, 0);
     out.push(

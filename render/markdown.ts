@@ -7,6 +7,7 @@
  * the cluster is escaped, so `<pending>`, `|` or `*` in an object name render literally.
  */
 import { activeMarkdown } from "./active_markdown.ts";
+import { preflightMarkdown } from "./preflight.ts";
 import {
   LAYER_TITLES,
   type RemediationStep,
@@ -87,6 +88,7 @@ export function renderMarkdown(report: Report): string {
   ].filter((x) => x).join(" · ");
   out.push(`Generated ${when}${inv ? ` by ${mdInlineCode(inv.commandLine)}` : ""}`, "");
 
+  if (report.preflight) out.push(...preflightMarkdown(report.preflight, mdEscape, mdCodeBlock));
   // Diagnosis
   out.push("## Diagnosis", "");
   if (report.stopped) {

@@ -31,6 +31,7 @@ import {
 import { commentPlacement } from "../report/remediation.ts";
 import { clusterLines } from "./context.ts";
 import { activeLines } from "./active_text.ts";
+import { preflightTextLines } from "./preflight.ts";
 import { displayWidth, type Hang, PIPE_WIDTH, wrapCommand, wrapWords } from "./wrap.ts";
 import { isNeedsRemote } from "../report/skips.ts";
 
@@ -616,6 +617,7 @@ export function renderText(report: Report, opts: TextOptions): string {
     "",
     ...stoppedLines(report, c, width),
     ...diagnosisLines(report, c, scopes, opts.quiet, width),
+    ...(report.preflight ? preflightTextLines(report.preflight, c, width) : []),
   ];
   const counts = countLine(report.summary, report.durationMs, c, width);
   if (opts.quiet) return [counts, ...tail].join("\n") + "\n";

@@ -40,10 +40,11 @@ export const LAYER_SHORT: Readonly<Record<Layer, string>> = {
   cni: "CNI",
   reflection: "REF",
   probe: "PRB",
+  preflight: "PF",
 };
 
-/** The dashboard's columns: watch runs the passive catalog only, so the probe layer has none. */
-const DASHBOARD_LAYERS = LAYERS.filter((l) => l !== "probe");
+/** The dashboard's columns: watch runs the passive catalog only, so the probe and preflight layers have none. */
+const DASHBOARD_LAYERS = LAYERS.filter((l) => l !== "probe" && l !== "preflight");
 
 /** The header's last word once the watch ended. */
 const ENDED: Readonly<Record<EndReason, string>> = {

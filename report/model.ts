@@ -12,6 +12,7 @@ export type { CheckResult, Hop, Layer, SkipKind, Status } from "../checks/types.
 export type { AlsoFailing, Diagnosis } from "../checks/diagnosis.ts";
 export { LAYER_TITLES, LAYERS, STATUSES } from "../checks/types.ts";
 export type { Invocation } from "./invocation.ts";
+export type { PreflightBlock, PreflightVerdict } from "./preflight.ts";
 /** The report's remediation step (a printed command line and its comment); also named `ReportStep`. */
 export type { ReportStep, ReportStep as RemediationStep } from "./remediation.ts";
 export type {

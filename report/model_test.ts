@@ -72,18 +72,18 @@ Deno.test("summarize counts statuses and the total", () => {
 Deno.test("canonical puts keys in schema order", () => {
   const r = sampleReport();
   const shuffled = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
-  // `stopped`, `active` and `changedSinceHealthy` are optional: a passive report that ran to its end has every
-  // other key, in order.
-  const optional = ["active", "stopped", "changedSinceHealthy"];
+  // `stopped`, `active`, `preflight` and `changedSinceHealthy` are optional: a passive report that ran to its
+  // end has every other key, in order.
+  const optional = ["active", "stopped", "preflight", "changedSinceHealthy"];
   assert.deepEqual(Object.keys(canonical(shuffled)), REPORT_KEYS.filter((k) => !optional.includes(k)));
   assert.deepEqual(
     Object.keys(canonical({ ...shuffled, active: null })),
-    REPORT_KEYS.filter((k) => k !== "stopped" && k !== "changedSinceHealthy"),
+    REPORT_KEYS.filter((k) => k !== "stopped" && k !== "preflight" && k !== "changedSinceHealthy"),
   );
   const stopped = { by: "SIGINT" as const, message: "interrupted" };
   assert.deepEqual(
     Object.keys(canonical({ ...shuffled, active: null, stopped })),
-    REPORT_KEYS.filter((k) => k !== "changedSinceHealthy"),
+    REPORT_KEYS.filter((k) => k !== "preflight" && k !== "changedSinceHealthy"),
   );
 });
 

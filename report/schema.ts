@@ -16,6 +16,7 @@ import { type Invocation, InvocationSchema } from "./invocation.ts";
 import { type ReportStep, ReportStepSchema } from "./remediation.ts";
 import { type ActiveRunRecord, ActiveRunRecordSchema } from "./active.ts";
 import { type DiffReport, DiffReportSchema } from "./diff_schema.ts";
+import { type PreflightBlock, PreflightBlockSchema } from "./preflight.ts";
 
 /** Version of the report document shape. */
 export const SCHEMA_VERSION = "2";
@@ -166,6 +167,8 @@ export interface Report {
   incomplete: ReportGap[];
   /** The active probe run (`probe`, `check --active`); absent or null for passive runs. */
   active?: ActiveRunRecord | null;
+  /** `flyingfish preflight`: the verdict and the `liqoctl peer` line (a versioned block); absent otherwise. */
+  preflight?: PreflightBlock;
   /**
    * Set when the run did not finish (a signal, `--timeout`): its results are what it had measured,
    * not a verdict, and `exitCode` is the process's (130, 3). Absent: the run ran to its end.
@@ -372,6 +375,10 @@ const reportObject = z.object({
   active: ActiveRunRecordSchema.nullable().optional().describe(
     "The active probe run (flyingfish probe, check --active): run id, mode, peer, the objects it " +
       "created and what became of them, excluded nodes, images, the reachability matrix; absent for passive runs",
+  ),
+  preflight: PreflightBlockSchema.optional().describe(
+    "flyingfish preflight: can the two clusters peer (verdict), on what (blockers, changes, undecided), and the " +
+      "liqoctl peer line that fits what was found; its own `version`; absent for other commands",
   ),
   changedSinceHealthy: DiffReportSchema.optional().describe(
     "watch and serve: what changed since the last healthy round (the flyingfish diff document), on a round " +

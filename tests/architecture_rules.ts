@@ -46,6 +46,7 @@ export function activeDoorViolations(edges: readonly ImportEdge[]): string[] {
 const PURE_FOR_JUDGES: readonly RegExp[] = [
   /^active\/model\.ts$/,
   /^active\/commands\.ts$/,
+  /^active\/preflight\/model\.ts$/,
   /^checks\//,
   /^liqo\//,
   /^probes\/(cidr|duration)\.ts$/,
@@ -56,7 +57,9 @@ const IO_CALLS = /\bDeno\.\w+|\bfetch\(|\bsetTimeout\(|\bsetInterval\(|\bnew Web
 
 /** Whether `path` is a judge or a private helper of a probe folder (`active/<probe>/_x.ts`). */
 function isJudgeSide(path: string): boolean {
-  return /^active\/[a-z]+\/(judge|_[a-z_]+)\.ts$/.test(path) && !path.startsWith("active/fleet/");
+  // One folder per probe, and preflight's probes one level deeper (active/preflight/udp/judge.ts).
+  return /^active\/(preflight\/)?[a-z]+\/(judge|_[a-z_]+)\.ts$/.test(path) &&
+    !path.startsWith("active/fleet/");
 }
 
 /**

@@ -85,7 +85,12 @@ Deno.test("architecture: no check imports another check", () => {
   const bad = edges.filter((e) => checkFiles.has(e.to) && !/^checks\/[a-z]+\/mod\.ts$/.test(e.from));
   assert.deepEqual(bad.map((e) => `${e.from} -> ${e.to}`), []);
   for (const f of checkFiles) {
-    assert.match(f, /^checks\/[a-z]+\/[a-z]+\d+\.ts$/, `${f}: one file per check, named by its ID`);
+    // GW-05 → gateway/gw05.ts; an ID without a number (PF-RBAC) → preflight/pf_rbac.ts.
+    assert.match(
+      f,
+      /^checks\/[a-z]+\/([a-z]+\d+|[a-z]+_[a-z]+)\.ts$/,
+      `${f}: one file per check, named by its ID`,
+    );
   }
 });
 

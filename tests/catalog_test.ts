@@ -6,7 +6,14 @@
  * check's code (or a shared helper it imports) actually makes.
  */
 import assert from "node:assert/strict";
-import { CATALOG, PROBE_CHECKS, PROBE_NAMES } from "../active/mod.ts";
+import {
+  ALL_CHECKS,
+  CATALOG,
+  PREFLIGHT_CATALOG,
+  PREFLIGHT_CHECKS,
+  PROBE_CHECKS,
+  PROBE_NAMES,
+} from "../active/mod.ts";
 import { PASSIVE_CHECKS } from "../checks/catalog.ts";
 import { HUB_READS, LAYERS } from "../checks/types.ts";
 import { allCatalogEntries, explanation } from "../cli/catalog_cmd.ts";
@@ -18,12 +25,16 @@ const ROOT = new URL("../", import.meta.url);
 Deno.test("catalog: one list, passive then active, every ID once; checks and explain read it", () => {
   assert.deepEqual(CATALOG.map((c) => c.id), [...PASSIVE_CHECKS, ...PROBE_CHECKS].map((c) => c.id));
   assert.equal(new Set(CATALOG.map((c) => c.id)).size, CATALOG.length);
-  assert.deepEqual(allCatalogEntries().map((e) => e.id), CATALOG.map((c) => c.id));
-  for (const c of CATALOG) assert.ok(explanation(c.id), `explain ${c.id}`);
+  // `checks` lists check's catalog, then preflight's; `explain` knows both; no ID in both.
+  assert.deepEqual(ALL_CHECKS.map((c) => c.id), [...CATALOG, ...PREFLIGHT_CATALOG].map((c) => c.id));
+  assert.equal(new Set(ALL_CHECKS.map((c) => c.id)).size, ALL_CHECKS.length);
+  assert.deepEqual(allCatalogEntries().map((e) => e.id), ALL_CHECKS.map((c) => c.id));
+  for (const c of ALL_CHECKS) assert.ok(explanation(c.id), `explain ${c.id}`);
+  for (const c of PREFLIGHT_CATALOG) assert.equal(c.layer, "preflight", `${c.id}: layer preflight`);
 });
 
 Deno.test("catalog: every check has explain text, hops and declared reads", () => {
-  for (const c of CATALOG) {
+  for (const c of ALL_CHECKS) {
     for (const part of ["reads", "decides", "fixes"] as const) {
       assert.ok(c.explain[part].trim().length > 20, `${c.id}: explain.${part} says something`);
     }
@@ -35,11 +46,15 @@ Deno.test("catalog: every check has explain text, hops and declared reads", () =
       `${c.id}: declares the inventory kinds it reads`,
     );
     for (const r of c.hubReads ?? []) assert.ok(HUB_READS.includes(r), `${c.id}: hub read ${r} is known`);
-    for (const i of c.inputs ?? []) assert.ok(CATALOG.some((d) => d.id === i), `${c.id}: input ${i} exists`);
-    if (c.active) assert.ok(PROBE_NAMES.includes(c.active.probe as never), `${c.id}: its probe exists`);
+    for (const i of c.inputs ?? []) {
+      assert.ok(ALL_CHECKS.some((d) => d.id === i), `${c.id}: input ${i} exists`);
+    }
+    if (c.active && CATALOG.includes(c)) {
+      assert.ok(PROBE_NAMES.includes(c.active.probe as never), `${c.id}: its probe exists`);
+    }
   }
   // Hub reads show in explain, so a reader knows what the check sends or execs.
-  for (const c of CATALOG.filter((c) => c.hubReads?.length)) {
+  for (const c of ALL_CHECKS.filter((c) => c.hubReads?.length)) {
     assert.match(explanation(c.id)!, new RegExp(`through the probe hub: ${c.hubReads!.join(", ")}`));
   }
 });
@@ -58,9 +73,10 @@ async function checkSources(file: string, seen = new Set<string>()): Promise<str
 }
 
 Deno.test("catalog: every declared probe-hub read is one the check's code makes", async () => {
-  for (const c of PASSIVE_CHECKS.filter((c) => c.hubReads?.length)) {
+  for (const c of [...PASSIVE_CHECKS, ...PREFLIGHT_CHECKS].filter((c) => c.hubReads?.length)) {
     const [layer] = [c.layer];
-    const file = `checks/${layer}/${c.id.toLowerCase().replace("-", "")}.ts`;
+    // PF-RBAC lives in checks/preflight/pf_rbac.ts; GW-05 in checks/gateway/gw05.ts.
+    const file = `checks/${layer}/${c.id.toLowerCase().replace("-", c.layer === "preflight" ? "_" : "")}.ts`;
     const src = await checkSources(file);
     for (const r of c.hubReads!) {
       assert.match(

@@ -4,14 +4,15 @@
  * namespace controller deletes its pods and Services), then a wait until it is gone — all within a
  * budget of its own. A namespace still Terminating when the budget is spent is reported `stuck`
  * with its conditions and finalizers, never waited on forever. Nothing is ever deleted unless its
- * name has the `flyingfish-probe-` prefix AND it carries the run's labels.
+ * name is the run's (`flyingfish-probe-<id>`, or `flyingfish-preflight-<id>` for `preflight
+ * --probe`) AND it carries the run's labels.
  *
  * {@link cleanupLeftovers} finds earlier runs by label (`flyingfish probe --cleanup`).
  */
 import { shortError } from "../../kube/live/client.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { ProbeTarget } from "./target.ts";
-import { type CleanupRecord, PROBE_LABELS, probeNamespace } from "../model.ts";
+import { type CleanupRecord, PROBE_LABELS, type RunKind, runKindOf, runNamespace } from "../model.ts";
 import { OFFLOADING_NAME, offloadingPath } from "../../liqo/names.ts";
 
 /** Default cleanup budget (`--cleanup-timeout`). */
@@ -36,6 +37,8 @@ export interface CleanupRunOptions {
    * it never created one, and may lack the permission to delete one).
    */
   offloading?: boolean;
+  /** The kind of run (names its namespace; default `probe`). */
+  kind?: RunKind;
 }
 
 /** The label selector of every run namespace, or of one run's. */
@@ -48,11 +51,11 @@ export function runSelector(runId?: string): string {
  * Why a namespace must NOT be deleted as the run `runId`'s, or null when it may: its name must be
  * `flyingfish-probe-<runId>` and it must carry both labels with these values.
  */
-export function refusalToDelete(ns: K8sObject, runId: string): string | null {
+export function refusalToDelete(ns: K8sObject, runId: string, kind: RunKind = "probe"): string | null {
   const name = ns.metadata.name;
   const labels = ns.metadata.labels ?? {};
-  if (!name.startsWith(PROBE_NAMESPACE_PREFIX) || name !== probeNamespace(runId)) {
-    return `namespace ${name} is not named ${probeNamespace(runId)}`;
+  if (runKindOf(name) !== kind || name !== runNamespace(runId, kind)) {
+    return `namespace ${name} is not named ${runNamespace(runId, kind)}`;
   }
   if (labels[PROBE_LABELS.managedBy] !== PROBE_LABELS.managedByValue) {
     return `namespace ${name} is not labelled ${PROBE_LABELS.managedBy}=${PROBE_LABELS.managedByValue}`;
@@ -103,7 +106,8 @@ export async function cleanupRun(
   runId: string,
   opts: CleanupRunOptions = {},
 ): Promise<CleanupRecord[]> {
-  const ns = probeNamespace(runId);
+  const kind = opts.kind ?? "probe";
+  const ns = runNamespace(runId, kind);
   const record = (status: CleanupRecord["status"], detail: string): CleanupRecord[] => [{
     cluster: target.name,
     namespace: ns,
@@ -135,7 +139,7 @@ export async function cleanupRun(
       return record("failed", `cannot read namespace ${ns}: ${current.message}`);
     }
     lastSeen = current.object;
-    const refusal = refusalToDelete(current.object, runId);
+    const refusal = refusalToDelete(current.object, runId, kind);
     if (refusal) return record("failed", `not deleted: ${refusal}`);
 
     if (opts.offloading !== false) {
@@ -201,7 +205,7 @@ export interface LeftoverOptions {
 
 /**
  * `flyingfish probe --cleanup`: on every cluster, the namespaces labelled as FlyingFish's (and as
- * run `runId`'s when given), each removed like {@link cleanupRun}. Without `runId` or `all` only the
+ * run `runId`'s when given; `probe` and `preflight --probe` runs alike), each removed like {@link cleanupRun}. Without `runId` or `all` only the
  * expired ones go; the others are listed as `kept` with their expiry. A labelled namespace whose
  * name does not match its run-id label is left alone (and listed). Never throws: a cluster that
  * cannot be listed gives a `failed` record with namespace "-".
@@ -237,10 +241,12 @@ export async function cleanupLeftovers(
       .map((ns): Promise<CleanupRecord[]> => {
         const name = ns.metadata.name;
         const runId = ns.metadata.labels?.[PROBE_LABELS.runId] ?? "";
+        // `preflight --probe` runs carry the same labels; their namespace names the kind.
+        const kind = runKindOf(name) ?? "probe";
         const kept = (detail: string): Promise<CleanupRecord[]> =>
           Promise.resolve([{ cluster: t.name, namespace: name, status: "kept", detail }]);
         const refusal = runId
-          ? refusalToDelete(ns, runId)
+          ? refusalToDelete(ns, runId, kind)
           : `namespace ${name} has no ${PROBE_LABELS.runId} label`;
         if (refusal) return kept(`left alone: ${refusal}`);
         if (!opts.runId && !opts.all) {
@@ -255,7 +261,13 @@ export async function cleanupLeftovers(
             return kept(`not expired (expires at ${at}): remove it with --run-id ${runId} or --all`);
           }
         }
-        return cleanupRun(t, runId, { budgetMs: opts.budgetMs, signal: opts.signal });
+        // A preflight run never offloads its namespace: nothing to remove before it.
+        return cleanupRun(t, runId, {
+          budgetMs: opts.budgetMs,
+          signal: opts.signal,
+          kind,
+          ...(kind === "preflight" ? { offloading: false } : {}),
+        });
       });
     return (await Promise.all(jobs)).flat();
   }));

@@ -134,7 +134,7 @@ function secondsOf(ms: number): string {
 }
 
 /** Tracks Ready pods across the clusters and says so when the count moves. */
-class Progress {
+export class Progress {
   readonly #ready = new Set<string>();
   #last = -1;
   constructor(readonly total: number, readonly emit: (line: string) => void) {}
@@ -161,6 +161,7 @@ export async function explainBackOff(
   target: ProbeTarget,
   runId: string,
   failures: PodFailure[],
+  namespace: string = probeNamespace(runId),
 ): Promise<void> {
   const f = failures.find((x) =>
     x.reason === "ImagePullBackOff" && /^Back-off pulling image/.test(x.message)
@@ -170,7 +171,7 @@ export async function explainBackOff(
     const selector = encodeURIComponent(`involvedObject.name=${f.pod.name}`);
     const json = rec(
       await target.client.getJson(
-        `/api/v1/namespaces/${probeNamespace(runId)}/events?fieldSelector=${selector}`,
+        `/api/v1/namespaces/${namespace}/events?fieldSelector=${selector}`,
       ),
     );
     // The kubelet's `Failed` events: "Failed to pull image …: <registry's answer>", then "Error: ErrImagePull".
@@ -187,31 +188,36 @@ export async function explainBackOff(
 }
 
 /** What one cluster's wait loop ended with. */
-interface WaitResult {
+export interface WaitResult {
   ready: Map<string, { pod: ExpectedPod; podIP: string; node: string }>;
   failure: string | null;
   pending: string[];
 }
 
 /**
- * ONE poll loop over the run namespace's probe pods in one cluster (a label-selected list, 250 ms
+ * ONE poll loop over the run namespace's probe pods in one cluster (`where`: another run
+ * namespace and selector, for `preflight --probe`) (a label-selected list, 250 ms
  * doubling to 1 s), until every expected pod is Ready, one fails for good, the deadline passes or
  * `signal` aborts (then it rejects with the reason).
  */
-async function waitForPods(
+export async function waitForPods(
   target: ProbeTarget,
   runId: string,
   expected: readonly ExpectedPod[],
   deadline: number,
   progress: Progress,
   signal: AbortSignal,
+  where: { namespace: string; selector: string } = {
+    namespace: probeNamespace(runId),
+    selector: probePodSelector(runId),
+  },
 ): Promise<WaitResult> {
-  const path = `/api/v1/namespaces/${probeNamespace(runId)}/pods`;
+  const path = `/api/v1/namespaces/${where.namespace}/pods`;
   const ready = new Map<string, { pod: ExpectedPod; podIP: string; node: string }>();
   let lastError: string | null = null;
   let pending: string[] = expected.map((p) => `${p.name} (node ${p.node}, ${target.name}): not created yet`);
   const polled = await poll<WaitResult>(async () => {
-    const listed = await target.writer.list(path, { labelSelector: probePodSelector(runId), signal });
+    const listed = await target.writer.list(path, { labelSelector: where.selector, signal });
     if (!listed.ok) {
       lastError = `listing pods in ${target.name}: ${listed.message}`;
       if (listed.status === 401 || listed.status === 403) return { ready, failure: lastError, pending };
@@ -235,7 +241,7 @@ async function waitForPods(
       }
       progress.report();
       if (failures.length > 0) {
-        await explainBackOff(target, runId, failures);
+        await explainBackOff(target, runId, failures, where.namespace);
         return { ready, failure: describeFailures(failures), pending };
       }
       if (ready.size === expected.length) return { ready, failure: null, pending: [] };

@@ -15,6 +15,10 @@ import type { ProbeMode, ProbeName, Side } from "../model.ts";
 export const RBAC_POINTER =
   "grant the ClusterRole in deploy/probe-clusterrole.yaml (docs/active-probes.md, RBAC)";
 
+/** The same pointer for `preflight --probe`. */
+export const PREFLIGHT_RBAC_POINTER =
+  "grant the ClusterRole in deploy/preflight-probe-clusterrole.yaml (docs/preflight.md, --probe)";
+
 /** What the run will do in one cluster, as far as permissions go. */
 export interface AccessNeedsInput {
   /** The cluster's side: `remote` creates pods only in direct mode (offload: Liqo runs them). */
@@ -104,15 +108,16 @@ export function denialLine(cluster: string, v: AccessAttributes): string {
 /** A pre-flight that found missing permissions: the tool error, with the denials for callers. */
 export class PreflightError extends ToolError {
   /** Creates the error from every denial, by cluster. */
-  constructor(readonly denials: readonly { cluster: string; verdict: AccessVerdict }[]) {
+  constructor(
+    readonly denials: readonly { cluster: string; verdict: AccessVerdict }[],
+    pointer: string = RBAC_POINTER,
+  ) {
     const lines = denials.map((d) => {
       const why = d.verdict.reason ? ` [${d.verdict.reason}]` : "";
       return denialLine(d.cluster, d.verdict) + why;
     });
     super(
-      `pre-flight: the probe run lacks permissions (nothing was created): ${
-        lines.join("; ")
-      }; ${RBAC_POINTER}`,
+      `pre-flight: the probe run lacks permissions (nothing was created): ${lines.join("; ")}; ${pointer}`,
     );
     this.name = "PreflightError";
   }
@@ -127,7 +132,7 @@ export class PreflightError extends ToolError {
 export async function preflight(
   targets: readonly ProbeTarget[],
   needs: Partial<Record<Side, readonly AccessAttributes[]>>,
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; pointer?: string } = {},
 ): Promise<void> {
   const answers = await Promise.all(targets.map(async (t) => {
     const asked = needs[t.side] ?? [];
@@ -135,7 +140,7 @@ export async function preflight(
     return verdicts.filter((v) => !v.allowed).map((verdict) => ({ cluster: t.name, verdict }));
   }));
   const denials = answers.flat();
-  if (denials.length > 0) throw new PreflightError(denials);
+  if (denials.length > 0) throw new PreflightError(denials, opts.pointer);
 }
 
 /** Who said no: the admission plugin or webhook named in a refusal, else the Status reason. */
@@ -192,4 +197,23 @@ export async function dryRunAll(
     }]
   );
   if (rejections.length > 0) throw new DryRunError(rejections);
+}
+
+/**
+ * The permissions a `preflight --probe` run needs in each cluster (both are written to: each may
+ * host the echo server and the client): create/delete/get of its namespace; create, get, list,
+ * watch, delete of pods and create of pods/exec in it; create, get, delete of Services there (the
+ * throwaway UDP Service); get and list of nodes (their addresses for NodePort).
+ */
+export function preflightAccessNeeds(runNamespace: string): AccessAttributes[] {
+  const out: AccessAttributes[] = [];
+  const add = (verbs: string[], a: Omit<AccessAttributes, "verb">): void => {
+    for (const verb of verbs) out.push({ verb, ...a });
+  };
+  add(["create", "delete", "get"], { resource: "namespaces" });
+  add(["create", "get", "list", "watch", "delete"], { resource: "pods", namespace: runNamespace });
+  add(["create"], { resource: "pods", subresource: "exec", namespace: runNamespace });
+  add(["create", "get", "delete"], { resource: "services", namespace: runNamespace });
+  add(["get", "list"], { resource: "nodes" });
+  return out;
 }

@@ -7,7 +7,7 @@
  */
 import type { K8sObject } from "../../kube/source.ts";
 import { netexecArgs, PROBE_CONTAINER, PROBE_PORTS } from "../commands.ts";
-import { PROBE_LABELS, probeNamespace, type Side } from "../model.ts";
+import { PROBE_LABELS, probeNamespace, type RunKind, runNamespace, type Side } from "../model.ts";
 import {
   NAMESPACE_OFFLOADING_API_VERSION,
   OFFLOADING_NAME,
@@ -53,7 +53,11 @@ export function probePodSelector(runId: string): string {
  * `restricted` (the run proves its pods pass it), annotated with the time after which anyone may
  * remove it as a leftover.
  */
-export function namespaceManifest(runId: string, expiresAt: Date | string): K8sObject {
+export function namespaceManifest(
+  runId: string,
+  expiresAt: Date | string,
+  kind: RunKind = "probe",
+): K8sObject {
   const expires = typeof expiresAt === "string"
     ? expiresAt
     : expiresAt.toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -61,7 +65,7 @@ export function namespaceManifest(runId: string, expiresAt: Date | string): K8sO
     apiVersion: "v1",
     kind: "Namespace",
     metadata: {
-      name: probeNamespace(runId),
+      name: runNamespace(runId, kind),
       labels: {
         ...runLabels(runId),
         "pod-security.kubernetes.io/enforce": "restricted",
@@ -131,13 +135,14 @@ function probePodBase(
   image: string,
   labels: Record<string, string>,
   annotations: Record<string, string>,
+  shape: { namespace?: string; args?: string[]; udpPort?: number } = {},
 ): K8sObject & { spec: Record<string, unknown> } {
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
       name,
-      namespace: probeNamespace(runId),
+      namespace: shape.namespace ?? probeNamespace(runId),
       labels: { ...runLabels(runId), [PROBE_LABELS.component]: PROBE_COMPONENT, ...labels },
       annotations,
     },
@@ -159,10 +164,10 @@ function probePodBase(
         name: PROBE_CONTAINER,
         image,
         imagePullPolicy: "IfNotPresent",
-        args: netexecArgs(),
+        args: shape.args ?? netexecArgs(),
         ports: [
           { name: "http", containerPort: PROBE_PORTS.http, protocol: "TCP" },
-          { name: "udp", containerPort: PROBE_PORTS.udp, protocol: "UDP" },
+          { name: "udp", containerPort: shape.udpPort ?? PROBE_PORTS.udp, protocol: "UDP" },
         ],
         // Ready means netexec answers, so the first probe never races its start.
         readinessProbe: {
@@ -304,6 +309,100 @@ export function namespaceOffloadingManifest(peer: string, runId?: string): K8sOb
           matchExpressions: [{ key: REMOTE_ID_LABEL, operator: "In", values: [peer] }],
         }],
       },
+    },
+  };
+}
+
+/** Where a preflight pod goes: the gateway template's placement, when known (else the scheduler's). */
+export interface GatewayPlacement {
+  nodeSelector?: Record<string, string>;
+  tolerations?: readonly Record<string, unknown>[];
+  affinity?: Record<string, unknown>;
+}
+
+/** The two pods of a preflight run in one cluster: the echo server and the client. */
+export type PreflightRole = "echo" | "client";
+
+/** Pod names of a preflight run (one of each per cluster). */
+export const PREFLIGHT_PODS: Readonly<Record<PreflightRole, string>> = {
+  echo: "ff-preflight-echo",
+  client: "ff-preflight-client",
+};
+
+/** The throwaway Service in front of the echo pod. */
+export const PREFLIGHT_SERVICE = "ff-preflight-gw";
+
+/** Label on preflight pods: their role (the Service selects `echo`). */
+export const PREFLIGHT_ROLE_LABEL = "flyingfish.io/preflight-role";
+
+/** Inputs of one preflight pod. */
+export interface PreflightPodInput {
+  runId: string;
+  role: PreflightRole;
+  image: string;
+  /** The UDP port netexec serves (the echo pod: the gateway port the Service forwards to). */
+  udpPort: number;
+  placement?: GatewayPlacement;
+}
+
+/**
+ * A preflight pod: agnhost netexec like every probe pod (Pod Security `restricted`, no host
+ * network: the pod network, as Liqo's gateway pods), in `flyingfish-preflight-<id>`, placed like
+ * the gateway (the template's nodeSelector, tolerations and affinity when given; otherwise the
+ * scheduler chooses, as for a gateway Deployment with the default template).
+ */
+export function preflightPodManifest(input: PreflightPodInput): K8sObject {
+  const pod = probePodBase(
+    input.runId,
+    PREFLIGHT_PODS[input.role],
+    input.image,
+    { [PREFLIGHT_ROLE_LABEL]: input.role },
+    {},
+    {
+      namespace: runNamespace(input.runId, "preflight"),
+      args: ["netexec", `--http-port=${PROBE_PORTS.http}`, `--udp-port=${input.udpPort}`],
+      udpPort: input.udpPort,
+    },
+  );
+  const p = input.placement;
+  if (p?.nodeSelector && Object.keys(p.nodeSelector).length > 0) {
+    pod.spec.nodeSelector = { ...p.nodeSelector };
+  }
+  if (p?.tolerations && p.tolerations.length > 0) pod.spec.tolerations = p.tolerations.map((t) => ({ ...t }));
+  if (p?.affinity && Object.keys(p.affinity).length > 0) pod.spec.affinity = { ...p.affinity };
+  return pod;
+}
+
+/** Inputs of the throwaway gateway-like Service. */
+export interface PreflightServiceInput {
+  runId: string;
+  type: "LoadBalancer" | "NodePort";
+  /** The gateway port (`--gw-server-service-port`, Liqo's 51840). */
+  port: number;
+  /** A fixed NodePort (`--gw-server-service-nodeport`); absent: the API server picks one. */
+  nodePort?: number;
+}
+
+/** The UDP Service of the would-be gateway server: the type and port `liqoctl peer` would create. */
+export function preflightServiceManifest(input: PreflightServiceInput): K8sObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      name: PREFLIGHT_SERVICE,
+      namespace: runNamespace(input.runId, "preflight"),
+      labels: runLabels(input.runId),
+    },
+    spec: {
+      type: input.type,
+      selector: { [PROBE_LABELS.runId]: input.runId, [PREFLIGHT_ROLE_LABEL]: "echo" },
+      ports: [{
+        name: "wireguard",
+        port: input.port,
+        targetPort: input.port,
+        protocol: "UDP",
+        ...(input.nodePort ? { nodePort: input.nodePort } : {}),
+      }],
     },
   };
 }

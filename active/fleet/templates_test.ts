@@ -8,6 +8,8 @@ import {
   namespaceManifest,
   namespaceOffloadingManifest,
   offloadedPodManifest,
+  preflightPodManifest,
+  preflightServiceManifest,
   probePodManifest,
   probePodName,
   serviceManifest,
@@ -280,5 +282,51 @@ Deno.test("every pod template also passes the fake API server's Pod Security and
   assert.deepEqual(
     validate("NamespaceOffloading", namespaceOffloadingManifest("milan-8d1f03", "ab12cd34")),
     [],
+  );
+});
+
+Deno.test("preflight --probe templates: restricted pods on the pod network, placed like the gateway; the UDP Service", () => {
+  for (const role of ["echo", "client"] as const) {
+    const pod = preflightPodManifest({
+      runId: "abcd1234",
+      role,
+      image: IMAGE,
+      udpPort: 51840,
+      placement: {
+        nodeSelector: { "node-role.kubernetes.io/gateway": "" },
+        tolerations: [{ key: "gw", operator: "Exists" }],
+      },
+    }) as Json;
+    assert.deepEqual(restrictedViolations(pod), [], role);
+    assert.deepEqual(podSecurityViolations(pod, "restricted"), [], role);
+    assert.deepEqual(validate("Pod", pod), [], role);
+    assert.equal(pod.metadata.namespace, "flyingfish-preflight-abcd1234");
+    assert.equal(pod.metadata.name, `ff-preflight-${role}`);
+    assert.equal(pod.spec.hostNetwork, undefined, "the pod network, as Liqo's gateway pods");
+    assert.deepEqual(pod.spec.containers[0].args, ["netexec", "--http-port=8080", "--udp-port=51840"]);
+    assert.deepEqual(pod.spec.nodeSelector, { "node-role.kubernetes.io/gateway": "" });
+    assert.deepEqual(pod.spec.tolerations, [{ key: "gw", operator: "Exists" }]);
+    assert.equal(pod.metadata.labels["flyingfish.io/run-id"], "abcd1234");
+  }
+  const svc = preflightServiceManifest({
+    runId: "abcd1234",
+    type: "LoadBalancer",
+    port: 51840,
+    nodePort: 31840,
+  }) as Json;
+  assert.deepEqual(svc.spec.ports, [{
+    name: "wireguard",
+    port: 51840,
+    targetPort: 51840,
+    protocol: "UDP",
+    nodePort: 31840,
+  }]);
+  assert.deepEqual(svc.spec.selector, {
+    "flyingfish.io/run-id": "abcd1234",
+    "flyingfish.io/preflight-role": "echo",
+  });
+  assert.equal(
+    namespaceManifest("abcd1234", "2026-01-01T00:00:00Z", "preflight").metadata.name,
+    "flyingfish-preflight-abcd1234",
   );
 });

@@ -13,19 +13,9 @@ import {
 import { liqoNs } from "./shared.ts";
 import { GATEWAY_LABELS } from "../../liqo/names.ts";
 import { fix, helm, kubectl, step } from "../remediation.ts";
+import { kernelBelowMin, parseKernel } from "../common/kernel.ts";
 
-/** Parses a kernel release ("6.8.0-51-generic", "4.18.0-553.el8_10.x86_64") into [major, minor, patch]. */
-export function parseKernel(release: unknown): [number, number, number] | null {
-  if (typeof release !== "string") return null;
-  const m = /^\s*(\d+)\.(\d+)(?:\.(\d+))?/.exec(release);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
-}
-
-const MIN_KERNEL: [number, number] = [5, 10];
-
-function kernelBelowMin(k: [number, number, number]): boolean {
-  return k[0] < MIN_KERNEL[0] || (k[0] === MIN_KERNEL[0] && k[1] < MIN_KERNEL[1]);
-}
+export { parseKernel } from "../common/kernel.ts";
 
 /** Liqo pods (fabric, gateways) on a node whose containers refused the kernel. */
 function kernelRefusals(inv: Objects, node: string): string[] {

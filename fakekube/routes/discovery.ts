@@ -77,10 +77,11 @@ export function resourceList(
 /** Answers the info and top-level discovery paths (`segs` joined); null for any other path. */
 export function routeInfo(s: ServerState, path: string): Response | null {
   if (path === "version") {
+    const gitVersion = s.cfg.serverVersion ?? FAKE_GIT_VERSION;
     return json({
       major: "1",
-      minor: "31",
-      gitVersion: FAKE_GIT_VERSION,
+      minor: /^v\d+\.(\d+)/.exec(gitVersion)?.[1] ?? "31",
+      gitVersion,
       gitCommit: "a3cfc3a4be0a3e1d4bd2f2fa84b4e0b5cfd4d6f1",
       gitTreeState: "clean",
       buildDate: "2024-12-10T12:00:00Z",

@@ -141,6 +141,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     context: opts.context,
   });
   const { kc, contextName, server } = loaded;
+  const caFingerprint = await caFingerprintOf(loaded.cluster);
   const timeoutMs = opts.requestTimeoutMs ?? 15_000;
   const base = server.replace(/\/+$/, "");
   const netPurpose = `reach the API server ${hostOf(server)}`;
@@ -250,7 +251,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
   return {
     kc,
     loaded,
-    endpoint: { context: contextName, server },
+    endpoint: { context: contextName, server, ...(caFingerprint ? { caFingerprint } : {}) },
     timeoutMs,
     netPurpose,
     get closed(): boolean {
@@ -267,4 +268,14 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
     onClose: (fn) => void hooks.push(fn),
     close,
   };
+}
+
+/** What identifies the cluster's CA in a kubeconfig (never the CA itself): see ClusterEndpoint. */
+async function caFingerprintOf(cluster: { caData?: string; caFile?: string }): Promise<string | undefined> {
+  if (cluster.caData) {
+    const bytes = new TextEncoder().encode(cluster.caData.replace(/\s+/g, ""));
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    return [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  return cluster.caFile ? `file:${cluster.caFile}` : undefined;
 }

@@ -14,6 +14,7 @@
  */
 import type { ClusterSource, ServerVersion } from "../source.ts";
 import { type KubeClient, type KubeClientOptions, openKubeClient } from "./client.ts";
+import { accessClient } from "./access.ts";
 import { readDiscovery } from "./discovery.ts";
 import { createExecutor, type ExecOptions } from "./exec.ts";
 import { listKind } from "./list.ts";
@@ -75,6 +76,7 @@ export async function liveSourceOn(client: KubeClient, opts: ExecOptions = {}): 
     exec: (namespace, pod, container, command) => executor.exec(namespace, pod, container, command),
     logs: (namespace, pod, container, req) => readContainerLog(client, namespace, pod, container, req),
     probeReachable: () => client.probeReachable(),
+    access: accessClient(client),
     close: () => client.close(),
   };
 }

@@ -13,40 +13,21 @@
  * signal's reason).
  */
 import { z } from "zod";
-import { PermissionError, ToolError, toToolError } from "../../errors.ts";
-import { KINDS, listPath } from "../kinds.ts";
+import { PermissionError, ToolError } from "../../errors.ts";
 import type { K8sObject } from "../source.ts";
 import { poll } from "../../time.ts";
 import { type KubeClient, shortError } from "./client.ts";
+import { ObjectSchema, outcomeOf, refusal, send as sendRequest, type WriteOutcome } from "./answer.ts";
+import { type AccessAttributes, accessClient, type AccessVerdict, collectionPath } from "./access.ts";
 
-/** What a create, delete or get came back with. */
-export type WriteOutcome =
-  | { ok: true; status: number; object: K8sObject }
-  | { ok: false; status: number; reason: string; message: string };
+export type { WriteOutcome } from "./answer.ts";
+export type { AccessAttributes, AccessVerdict } from "./access.ts";
+export { collectionPath, SSAR_PATH } from "./access.ts";
 
 /** What a list by label came back with. */
 export type WriteListOutcome =
   | { ok: true; items: K8sObject[]; resourceVersion: string }
   | { ok: false; status: number; message: string };
-
-/** One question of a SelfSubjectAccessReview (`spec.resourceAttributes`). */
-export interface AccessAttributes {
-  verb: string;
-  resource: string;
-  /** API group ("" or absent: core). */
-  group?: string;
-  subresource?: string;
-  /** Absent: cluster-wide (or cluster-scoped resources). */
-  namespace?: string;
-  name?: string;
-}
-
-/** The server's answer to one {@link AccessAttributes}. */
-export interface AccessVerdict extends AccessAttributes {
-  allowed: boolean;
-  /** The authorizer's reason (often empty), or why the review itself failed. */
-  reason: string;
-}
 
 /** How a {@link KubeWriter.waitFor} ended. */
 export type WaitOutcome =
@@ -88,21 +69,6 @@ export interface KubeWriter {
   ): Promise<WaitOutcome>;
 }
 
-/** A Kubernetes Status object (the body of a refused request). */
-const StatusSchema = z.object({
-  kind: z.literal("Status").optional(),
-  status: z.string().optional(),
-  message: z.string().optional(),
-  reason: z.string().optional(),
-  code: z.number().optional(),
-});
-
-const ObjectSchema = z.looseObject({
-  apiVersion: z.string().optional(),
-  kind: z.string().optional(),
-  metadata: z.looseObject({ name: z.string() }),
-});
-
 const ListSchema = z.object({
   apiVersion: z.string().optional(),
   kind: z.string().optional(),
@@ -110,82 +76,8 @@ const ListSchema = z.object({
   items: z.array(ObjectSchema).nullable().optional(),
 });
 
-const ReviewSchema = z.object({
-  status: z.object({
-    allowed: z.boolean().optional(),
-    denied: z.boolean().optional(),
-    reason: z.string().optional(),
-    evaluationError: z.string().optional(),
-  }).optional(),
-});
-
-/** The SelfSubjectAccessReview endpoint. */
-export const SSAR_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
-
 /** First and longest pause between two polls of {@link KubeWriter.waitFor}. */
 export const WAIT_BACKOFF = { firstMs: 250, maxMs: 1_000 } as const;
-
-/** The reason phrase of an HTTP status, for answers whose body is not a Status. */
-function reasonOf(status: number): string {
-  switch (status) {
-    case 400:
-      return "BadRequest";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "NotFound";
-    case 405:
-      return "MethodNotAllowed";
-    case 409:
-      return "AlreadyExists";
-    case 410:
-      return "Gone";
-    case 422:
-      return "Invalid";
-    case 429:
-      return "TooManyRequests";
-    default:
-      return status >= 500 ? "InternalError" : "Unknown";
-  }
-}
-
-/** A refusal: the Status' reason and message when the body is one, else the status and body excerpt. */
-function refusal(status: number, body: string): Extract<WriteOutcome, { ok: false }> {
-  let parsed: z.infer<typeof StatusSchema> | null = null;
-  try {
-    const s = StatusSchema.safeParse(JSON.parse(body));
-    parsed = s.success ? s.data : null;
-  } catch {
-    parsed = null;
-  }
-  const excerpt = body.trim().split("\n")[0].slice(0, 200);
-  return {
-    ok: false,
-    status,
-    reason: parsed?.reason || reasonOf(status),
-    message: parsed?.message || (excerpt ? `HTTP ${status}: ${excerpt}` : `HTTP ${status}`),
-  };
-}
-
-/** The path of an object's collection (`/api/v1/namespaces/<ns>/pods`; namespaces: `/api/v1/namespaces`). */
-export function collectionPath(obj: K8sObject): string {
-  const apiVersion = obj.apiVersion ?? "v1";
-  const kind = obj.kind ?? "";
-  const slash = apiVersion.indexOf("/");
-  const group = slash < 0 ? "" : apiVersion.slice(0, slash);
-  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-  const known = Object.values(KINDS).find((k) => k.group === group && k.kind === kind);
-  const spec = {
-    group,
-    version,
-    plural: known?.plural ?? `${kind.toLowerCase()}s`,
-    kind,
-    namespaced: known?.namespaced ?? obj.metadata.namespace !== undefined,
-  };
-  return listPath(spec, obj.metadata.namespace);
-}
 
 /** The path of one object: its collection path and its name. */
 export function objectPath(obj: K8sObject): string {
@@ -208,70 +100,21 @@ function isFatal(err: unknown): boolean {
 
 /** Builds the {@link KubeWriter} of a cluster client. */
 export function kubeWriter(client: KubeClient): KubeWriter {
-  const { server, context } = client.endpoint;
+  const { server } = client.endpoint;
 
-  /**
-   * Sends one request. Rethrows an abort, and turns a missing Deno permission, rejected credentials
-   * or an unreachable server into a {@link ToolError}; everything else is an HTTP answer.
-   */
-  async function send(
-    method: string,
-    path: string,
-    body: unknown,
-    signal?: AbortSignal,
-  ): Promise<{ status: number; body: string }> {
-    try {
-      const res = await client.request(method, path, {
-        body: body === undefined ? undefined : JSON.stringify(body),
-        contentType: "application/json",
-        signal,
-      });
-      if (res.status === 401) {
-        throw new ToolError(
-          `the API server at ${server} rejected the credentials of context ${context} (401) on ${method} ${path}`,
-        );
-      }
-      return res;
-    } catch (err) {
-      if (signal?.aborted && err === signal.reason) throw err;
-      if (err instanceof ToolError) throw err;
-      const tool = toToolError(err, client.netPurpose, { server, context });
-      if (tool) throw tool;
-      throw new ToolError(`${method} ${path} on ${server} failed: ${shortError(err)}`, { cause: err });
-    }
-  }
-
-  /** An answer as a {@link WriteOutcome}: 2xx with a JSON object, else the refusal. */
-  function outcome(res: { status: number; body: string }): WriteOutcome {
-    if (res.status < 200 || res.status >= 300) return refusal(res.status, res.body);
-    let json: unknown = null;
-    try {
-      json = JSON.parse(res.body);
-    } catch {
-      // not JSON: unreadable below
-    }
-    const parsed = ObjectSchema.safeParse(json);
-    if (parsed.success) return { ok: true, status: res.status, object: parsed.data as K8sObject };
-    // A DELETE may answer with a Status (`{"kind":"Status","status":"Success"}`) rather than the object.
-    const status = StatusSchema.safeParse(json);
-    if (status.success && status.data.kind === "Status") {
-      return { ok: true, status: res.status, object: { kind: "Status", metadata: { name: "" } } };
-    }
-    return {
-      ok: false,
-      status: res.status,
-      reason: "InvalidResponse",
-      message: `unreadable answer from ${server}`,
-    };
-  }
+  const send = (method: string, path: string, body: unknown, signal?: AbortSignal) =>
+    sendRequest(client, method, path, body, signal);
+  const outcome = (res: { status: number; body: string }): WriteOutcome => outcomeOf(res, server);
+  const access = accessClient(client);
 
   async function create(
     path: string,
     body: K8sObject,
     opts: { dryRun?: boolean; signal?: AbortSignal } = {},
   ): Promise<WriteOutcome> {
-    const url = withQuery(path, { dryRun: opts.dryRun ? "All" : undefined });
-    return outcome(await send("POST", url, body, opts.signal));
+    // A dry run is the access client's, whose request is dryRun=All by construction.
+    if (opts.dryRun) return await access.dryRunCreate(body, { signal: opts.signal });
+    return outcome(await send("POST", path, body, opts.signal));
   }
 
   async function remove(
@@ -321,41 +164,11 @@ export function kubeWriter(client: KubeClient): KubeWriter {
     return { ok: true, items, resourceVersion };
   }
 
-  async function reviewOne(a: AccessAttributes, signal?: AbortSignal): Promise<AccessVerdict> {
-    const resourceAttributes: Record<string, string> = { verb: a.verb, resource: a.resource };
-    if (a.group) resourceAttributes.group = a.group;
-    if (a.subresource) resourceAttributes.subresource = a.subresource;
-    if (a.namespace) resourceAttributes.namespace = a.namespace;
-    if (a.name) resourceAttributes.name = a.name;
-    const body = {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SelfSubjectAccessReview",
-      spec: { resourceAttributes },
-    };
-    const res = await send("POST", SSAR_PATH, body, signal);
-    if (res.status < 200 || res.status >= 300) {
-      return {
-        ...a,
-        allowed: false,
-        reason: `the access review itself failed: ${refusal(res.status, res.body).message}`,
-      };
-    }
-    let review: z.infer<typeof ReviewSchema>;
-    try {
-      review = ReviewSchema.parse(JSON.parse(res.body));
-    } catch {
-      return { ...a, allowed: false, reason: `unreadable access review answer from ${server}` };
-    }
-    const st = review.status ?? {};
-    const reason = [st.reason, st.evaluationError].filter((s): s is string => !!s).join("; ");
-    return { ...a, allowed: st.allowed === true && st.denied !== true, reason };
-  }
-
   function accessReview(
     attrs: readonly AccessAttributes[],
     opts: { signal?: AbortSignal } = {},
   ): Promise<AccessVerdict[]> {
-    return Promise.all(attrs.map((a) => reviewOne(a, opts.signal)));
+    return access.review(attrs, opts);
   }
 
   async function waitFor(

@@ -42,6 +42,8 @@ import {
   GatewayClientView,
   type GatewayServer,
   GatewayServerView,
+  type GatewayTemplate,
+  GatewayTemplateView,
   type GeneveTunnel,
   GeneveTunnelView,
   type InternalFabric,
@@ -108,6 +110,8 @@ export interface ViewTypes extends Record<KindId, KubeObject> {
   firewallconfigurations: FirewallConfiguration;
   wggatewayservers: WgGatewayServer;
   wggatewayclients: WgGatewayClient;
+  wggatewayservertemplates: GatewayTemplate;
+  wggatewayclienttemplates: GatewayTemplate;
   networks: Network;
   ips: IP;
   identities: Identity;
@@ -145,6 +149,8 @@ export const VIEWS: { readonly [K in KindId]: z.ZodType<ViewTypes[K]> } = {
   firewallconfigurations: FirewallConfigurationView,
   wggatewayservers: WgGatewayServerView,
   wggatewayclients: WgGatewayClientView,
+  wggatewayservertemplates: GatewayTemplateView,
+  wggatewayclienttemplates: GatewayTemplateView,
   networks: NetworkView,
   ips: IPView,
   identities: IdentityView,

@@ -422,6 +422,27 @@ export const FirewallConfigurationView: z.ZodType<FirewallConfiguration> = z.loo
   status: AppliedStatusView.optional(),
 });
 
+/**
+ * A WgGatewayServerTemplate / WgGatewayClientTemplate: `spec.objectKind` and `spec.template`, the
+ * WgGateway* spec with Go-template strings (keys prefixed `?` are dropped when empty), kept loose.
+ */
+export interface GatewayTemplate extends KubeObject {
+  spec?: {
+    objectKind?: { apiVersion?: string; kind?: string };
+    template?: { [k: string]: unknown };
+    [k: string]: unknown;
+  };
+}
+
+/** networking.liqo.io WgGatewayServerTemplate / WgGatewayClientTemplate. */
+export const GatewayTemplateView: z.ZodType<GatewayTemplate> = z.looseObject({
+  ...ObjectEnvelope,
+  spec: z.looseObject({
+    objectKind: z.looseObject({ apiVersion: z.string().optional(), kind: z.string().optional() }).optional(),
+    template: z.looseObject({}).optional(),
+  }).optional(),
+});
+
 /** A WgGatewayServer. */
 export interface WgGatewayServer extends KubeObject {
   spec?: {

@@ -20,6 +20,7 @@ import {
   MATRIX_ROW_MARKER,
   parseFieldSelector,
   parseLabelSelector,
+  PREFLIGHT_ECHO_MARKER,
   remapAddress,
   SERVICE_SWEEP_MARKER,
   UDP_SERIES_MARKER,
@@ -29,6 +30,7 @@ Deno.test("agreement: the fake data plane knows the product's batch markers", ()
   assert.equal(UDP_SERIES_MARKER, commands.UDP_SERIES_MARKER);
   assert.equal(SERVICE_SWEEP_MARKER, commands.SERVICE_SWEEP_MARKER);
   assert.equal(MATRIX_ROW_MARKER, commands.MATRIX_ROW_MARKER);
+  assert.equal(PREFLIGHT_ECHO_MARKER, commands.PREFLIGHT_ECHO_MARKER);
 });
 
 Deno.test("agreement: every Liqo kind the product reads is a CRD the fake serves, same plural and scope", () => {

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { peerNeeds, PF_RBAC } from "./pf_rbac.ts";
+import type { AccessQuestions } from "../../probes/hub.ts";
+import { accessHub, pairContext, solo } from "../../tests/support/preflight_checks.ts";
+
+Deno.test("PF-RBAC: what liqoctl peer needs follows the server side", () => {
+  const kinds = (role: "consumer" | "provider", serverSide: "consumer" | "provider") =>
+    peerNeeds(role, { serverSide }).map((n) => n.kind);
+  assert.ok(kinds("provider", "provider").includes("gatewayservers"));
+  assert.ok(kinds("consumer", "provider").includes("gatewayclients"));
+  assert.ok(kinds("consumer", "consumer").includes("gatewayservers"));
+  assert.ok(kinds("provider", "provider").includes("tenants"));
+  assert.ok(kinds("consumer", "provider").includes("resourceslices"));
+});
+
+Deno.test("PF-RBAC: denials and admission refusals fail naming verb, resource, namespace, cluster", async () => {
+  const [r, m] = [await solo("rome-solo"), await solo("milan-solo")];
+  const seen: { cluster: string; q: AccessQuestions }[] = [];
+  const ok = await PF_RBAC.run(pairContext(r, m, { probes: accessHub({ seen }) }));
+  assert.equal(ok.status, "pass", ok.summary);
+  assert.equal(seen.length, 2);
+  assert.ok(seen.every((s) => s.q.dryRuns.length === 1), "the tenant namespace, dry-run on each side");
+  const denied = await PF_RBAC.run(pairContext(r, m, {
+    probes: accessHub({
+      deny: (c, verb, res) =>
+        c === "milan-8d1f03" && verb === "create" && res === "tenants.authentication.liqo.io",
+      refuse: (c) => c === "rome-4b2a9e" ? 'admission webhook "x.example" denied the request: no' : null,
+    }),
+  }));
+  assert.equal(denied.status, "fail");
+  const text = [denied.summary, ...(denied.evidence ?? [])].join("\n");
+  assert.match(
+    text,
+    /cannot create tenants\.authentication\.liqo\.io in namespace liqo-tenant-rome-4b2a9e on milan-8d1f03 \(provider\)/,
+  );
+  assert.match(
+    text,
+    /dry run of Namespace liqo-tenant-milan-8d1f03 refused on rome-4b2a9e \(consumer\) by admission webhook "x\.example"/,
+  );
+});
+
+Deno.test("PF-RBAC: access reviews that cannot be asked are unknown, never a pass", async () => {
+  const o = await PF_RBAC.run(pairContext(await solo("rome-solo"), await solo("milan-solo"), {
+    probes: accessHub({ unavailable: "snapshot: access reviews and dry runs need the live cluster" }),
+  }));
+  assert.equal(o.status, "unknown");
+});
