@@ -69,11 +69,17 @@ function withTimeoutOptions<A extends unknown[], O extends OptionValues, G exten
 function withKubeconfigOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
   cmd: Command<A, O, G>,
   verb: "check" | "capture",
+  fleet = false,
 ) {
   return cmd
     .option(
       "--kubeconfig <path>",
-      `kubeconfig of the cluster to ${verb} (default: $KUBECONFIG, ~/.kube/config)`,
+      `kubeconfig of the cluster to ${verb} (default: $KUBECONFIG, ~/.kube/config)${
+        fleet ? "; repeatable in a fleet run (merged like KUBECONFIG)" : ""
+      }`,
+      // Repeated values are kept (joined by a newline) so a single run can refuse them and a fleet
+      // run merge them (cli/fleet_cmd.ts kubeconfigList).
+      (v: string, prev: string | undefined) => (prev === undefined ? v : `${prev}\n${v}`),
     )
     .option("--context <name>", "kubeconfig context (default: current-context)")
     .option(
@@ -88,13 +94,32 @@ function withKubeconfigOptions<A extends unknown[], O extends OptionValues, G ex
 /** What `check` and `report` diagnose: the kubeconfig options, `--snapshot` and `--peer`. */
 function withSourceOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
   cmd: Command<A, O, G>,
+  fleet = false,
 ) {
-  return withKubeconfigOptions(cmd, "check")
+  return withKubeconfigOptions(cmd, "check", fleet)
     .option(
       "--snapshot <bundle>",
       "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
     )
     .addOption(peerOption());
+}
+
+/** Fleet mode (`check`, `report`): every context of the kubeconfig, both ends of every link paired. */
+function withFleetOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return cmd
+    .option("--all-contexts", "fleet run: every context of the merged kubeconfig (docs/fleet.md)")
+    .option(
+      "--contexts <list>",
+      "fleet run: these contexts — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
+    .option("--parallel <n>", "fleet run: clusters read at once (default 4)")
+    .option(
+      "--cluster-timeout <duration>",
+      "fleet run: bound of reading one cluster (default 60s; 0 = none)",
+    );
 }
 
 /** How `check` and `report` run the checks: timeouts, sampling, thresholds and network probes. */
@@ -172,7 +197,10 @@ export function buildProgram(): Command {
 
   const check = withSourceOptions(
     program.command("check")
-      .description("run every check against one cluster (or both ends of a peering) and print the diagnosis"),
+      .description(
+        "run every check against one cluster (or both ends of a peering, or every context: --all-contexts) and print the diagnosis",
+      ),
+    true,
   )
     .addOption(
       formatOption(FORMATS, (v) => `To write the output to a file, use --output-file ${v}.`).default(
@@ -193,7 +221,7 @@ export function buildProgram(): Command {
       "do not run these checks (IDs or layers); what needs them is not run",
       collectList,
     );
-  const checkWith = withRunOptions(check)
+  const checkWith = withFleetOptions(withRunOptions(check))
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .option("-q, --quiet", "print only the diagnosis and the counts")
@@ -260,7 +288,7 @@ export function buildProgram(): Command {
     )
     // The first spelling of the format flag: it cannot be misread, so it stays (out of the help).
     .addOption(new Option("--format <format>").choices(REPORT_FORMATS).hideHelp());
-  withRunOptions(withSourceOptions(report))
+  withFleetOptions(withRunOptions(withSourceOptions(report, true)))
     .action(async (opts) => {
       const { runReportCommand } = await import("./report_cmd.ts");
       Deno.exitCode = await runReportCommand(opts);

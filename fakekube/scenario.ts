@@ -211,6 +211,11 @@ export function activeScenariosRoot(): URL {
   return new URL("active/", testdata);
 }
 
+/** testdata/fleet/: the fleets (fakekube/fleet.ts). */
+export function fleetRoot(): URL {
+  return new URL("fleet/", testdata);
+}
+
 /** testdata/base/: the base example clusters. */
 export function baseRoot(): URL {
   return new URL("base/", testdata);

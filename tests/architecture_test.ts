@@ -23,6 +23,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["report/"],
   ["collect/"],
   ["diagnose/"],
+  ["multicluster/"],
   ["watch/"],
   ["render/"],
   ["serve/"],

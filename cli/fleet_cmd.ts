@@ -1,0 +1,176 @@
+/**
+ * Fleet mode of `check` and `report` (`--all-contexts`, `--contexts`): every selected context of
+ * the merged kubeconfig read once, both ends of every link paired (multicluster/), the fleet
+ * report printed or written. The flags turn into a fleet request here; nothing else.
+ */
+import { ToolError } from "../errors.ts";
+import type { CheckDef, RunOptions } from "../checks/types.ts";
+import { durationOption } from "./check.ts";
+import { stdoutIsTty, terminalColumns, useColor, writeErr, writeOut } from "./output.ts";
+import { withDeadline } from "./deadline.ts";
+
+/** The fleet flags shared by `check` and `report`. */
+export interface FleetFlags {
+  allContexts?: boolean;
+  contexts?: string[];
+  parallel?: string;
+  clusterTimeout?: string;
+  /** `--kubeconfig`, repeated values joined by a newline (see cli/program.ts). */
+  kubeconfig?: string;
+}
+
+/** The separator cli/program.ts joins repeated `--kubeconfig` values with. */
+export const KUBECONFIG_JOIN = "\n";
+
+/** The kubeconfig files `--kubeconfig` named (empty: the default ones). */
+export function kubeconfigList(kubeconfig: string | undefined): string[] {
+  return kubeconfig ? kubeconfig.split(KUBECONFIG_JOIN).filter(Boolean) : [];
+}
+
+/** True when the flags ask for a fleet run. */
+export function isFleet(opts: FleetFlags): boolean {
+  return opts.allContexts === true || (opts.contexts?.length ?? 0) > 0;
+}
+
+/**
+ * Refuses what a fleet run cannot honour, and a repeated `--kubeconfig` outside one (a single run
+ * reads one kubeconfig file, as before).
+ */
+export function checkFleetFlags(opts: FleetFlags & Record<string, unknown>, fleet: boolean): void {
+  if (!fleet) {
+    if (kubeconfigList(opts.kubeconfig).length > 1) {
+      throw new ToolError(
+        "--kubeconfig is given more than once: only a fleet run (--all-contexts or --contexts) merges several",
+      );
+    }
+    for (const f of ["parallel", "clusterTimeout"] as const) {
+      if (opts[f] !== undefined) {
+        throw new ToolError(`--${flag(f)} is a fleet flag: add --all-contexts or --contexts`);
+      }
+    }
+    return;
+  }
+  for (const f of ["context", "remoteKubeconfig", "remoteContext", "snapshot", "peer", "active"]) {
+    if (opts[f] !== undefined && opts[f] !== false) {
+      throw new ToolError(
+        `--${flag(f)} cannot be combined with ${
+          opts.allContexts ? "--all-contexts" : "--contexts"
+        }: a fleet run reads every selected context and pairs the peerings itself`,
+      );
+    }
+  }
+}
+
+function flag(k: string): string {
+  return k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** `--parallel`: a whole number from 1 to 64. */
+export function parallelOption(v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    throw new ToolError(`invalid --parallel "${v}": a whole number from 1 to 64`);
+  }
+  return n;
+}
+
+/** What the caller hands over besides the flags. */
+export interface FleetRun {
+  options: RunOptions;
+  requestTimeoutMs: number;
+  runTimeoutMs: number;
+  timeout: string;
+  catalog?: readonly CheckDef[];
+  format: "text" | "json" | "yaml" | "markdown" | "junit" | "html";
+  outputFile?: string;
+  color?: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
+}
+
+/** Runs the fleet and prints (or writes) its report; returns the fleet's exit code. */
+export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<number> {
+  const [{ runFleet, DEFAULT_PARALLEL, DEFAULT_CLUSTER_TIMEOUT }, { createLiveSource }, { createProbeHub }, {
+    renderFleet,
+    fleetSummaryLines,
+  }, { cliInvocation }] = await Promise.all([
+    import("../multicluster/run.ts"),
+    import("../kube/live/source.ts"),
+    import("../probes/live_hub.ts"),
+    import("../render/fleet.ts"),
+    import("../report/invocation.ts"),
+  ]);
+  const parallel = parallelOption(opts.parallel, DEFAULT_PARALLEL);
+  const clusterTimeoutLabel = opts.clusterTimeout ?? DEFAULT_CLUSTER_TIMEOUT;
+  const clusterTimeoutMs = durationOption("--cluster-timeout", clusterTimeoutLabel, true);
+  const kubeconfigs = kubeconfigList(opts.kubeconfig);
+  const file = run.outputFile && run.outputFile !== "-" ? run.outputFile : null;
+  if (file) {
+    const { requireWrite } = await import("./report_file.ts");
+    requireWrite(file);
+  }
+  const report = await withDeadline(run.runTimeoutMs, run.timeout, async () => {
+    if (!run.quiet) {
+      writeErr(`flyingfish: fleet run: reading ${describeSelection(opts)} (${parallel} at a time)\n`);
+    }
+    return await runFleet({
+      kubeconfigs,
+      selection: { all: opts.allContexts === true, patterns: opts.contexts ?? [] },
+      parallel,
+      clusterTimeoutMs,
+      clusterTimeoutLabel,
+      open: (context) =>
+        createLiveSource({
+          ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+          ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+          context,
+          requestTimeoutMs: run.requestTimeoutMs,
+        }),
+      options: run.options,
+      ...(run.catalog ? { catalog: run.catalog } : {}),
+      probes: (sources) =>
+        createProbeHub({
+          sources,
+          networkProbes: run.options.networkProbes,
+          preciseUdp: run.options.preciseUdp,
+          sampleIntervalMs: run.options.sampleIntervalMs,
+        }),
+      invocation: cliInvocation({ kubeconfig: kubeconfigs.join(":") || undefined }),
+      onNotice: run.quiet ? undefined : (line) => writeErr(`flyingfish: ${line}\n`),
+    });
+  });
+  const color = file ? false : useColor(run.color);
+  const width = !file && stdoutIsTty() ? terminalColumns() : undefined;
+  const text = renderFleet(report, run.format, {
+    color,
+    verbose: run.verbose === true,
+    quiet: run.quiet === true,
+    width,
+  });
+  if (file) {
+    const { writeReportFile } = await import("./report_file.ts");
+    await writeReportFile(file, text);
+    writeErr(`flyingfish: wrote ${run.format} fleet report to ${file}\n`);
+    if (!run.quiet) {
+      writeErr(
+        fleetSummaryLines(report).filter((l) => l.startsWith("FLEET") || l.startsWith("  ")).join("\n") +
+          "\n",
+      );
+    }
+  } else writeOut(text);
+  if (report.exitCode === 3) {
+    const errors = report.clusters.filter((c) => c.error).map((c) => `${c.name}: ${c.error}`);
+    writeErr(
+      `flyingfish: no edge or cluster of the fleet could be judged${
+        errors.length ? ` (${errors.join("; ")})` : ""
+      }\n`,
+    );
+  }
+  return report.exitCode;
+}
+
+function describeSelection(opts: FleetFlags): string {
+  const pats = opts.contexts?.length ? `--contexts ${opts.contexts.join(",")}` : "";
+  return [opts.allContexts ? "every context" : "", pats].filter(Boolean).join(", ");
+}
