@@ -1,0 +1,136 @@
+/**
+ * Fleet mode end to end: the fleets of testdata/fleet/ served by the fake API server (many
+ * clusters in one process, one merged kubeconfig split over two files to exercise a repeated
+ * `--kubeconfig`), ONE real CLI run per fleet (`check --all-contexts -o json`) asserting, per
+ * edge, its class, verdict, first broken link and check results, per cluster its errors and the
+ * contexts reaching it, the exit code, the document against the published schema — and, from the
+ * servers' request logs, that every cluster was read once whatever the number of its edges. The
+ * other formats are rendered from the same document in-process (the renderers are pure).
+ */
+import assert from "node:assert/strict";
+import { parse, stringify } from "yaml";
+import { loadFleet, serveFleet } from "../../fakekube/mod.ts";
+import { FleetReportSchema } from "../../report/fleet.ts";
+import { renderFleet } from "../../render/fleet.ts";
+import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
+
+/** Splits a kubeconfig in two files (contexts, users and clusters of the first half, then the rest). */
+async function splitKubeconfig(yaml: string, dir: string): Promise<string[]> {
+  const kc = parse(yaml) as Record<string, { name: string }[]>;
+  const half = Math.ceil(kc.clusters.length / 2);
+  const names = [kc.clusters.slice(0, half).map((c) => c.name), kc.clusters.slice(half).map((c) => c.name)];
+  const files: string[] = [];
+  for (const [i, part] of names.entries()) {
+    // deno-lint-ignore no-explicit-any
+    const ctxs = (kc.contexts as any[]).filter((c) => part.includes(c.context.cluster));
+    const doc = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: kc.clusters.filter((c) => part.includes(c.name)),
+      users: kc.users.filter((u) => ctxs.some((c) => c.context.user === u.name)),
+      contexts: ctxs,
+      ...(i === 0 ? { "current-context": ctxs[0].name } : {}),
+    };
+    const f = `${dir}/fleet-${i}.yaml`;
+    await Deno.writeTextFile(f, stringify(doc));
+    files.push(f);
+  }
+  return files;
+}
+
+Deno.test("fleet mixed: every class of edge, per-edge diagnosis, unreadable clusters, one read per cluster", async () => {
+  const fleet = await loadFleet("mixed");
+  const served = await serveFleet(fleet, FAKE_CLOCK);
+  const tmp = await Deno.makeTempDir({ prefix: "ff-fleet-" });
+  try {
+    const files = await splitKubeconfig(served.kubeconfigYaml, tmp);
+    const r = await runCli([
+      "check",
+      ...files.flatMap((f) => ["--kubeconfig", f]),
+      "--all-contexts",
+      "--no-network-probes",
+      "--sample-interval",
+      SAMPLE_INTERVAL,
+      // Generous for a loaded CI machine: only palermo, which never answers, may run into it.
+      "--cluster-timeout",
+      "6s",
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.code, fleet.expect.exitCode, r.stderr);
+    const doc = FleetReportSchema.parse(JSON.parse(r.stdout));
+    assert.equal(doc.exitCode, fleet.expect.exitCode);
+    assert.equal(doc.summary.clusters, fleet.expect.clusters);
+    assert.deepEqual(Object.keys(doc.edges).sort(), Object.keys(fleet.expect.edges).sort(), JSON.stringify(doc.clusters.map((c) => [c.name, c.error, c.contexts])));
+    for (const [id, want] of Object.entries(fleet.expect.edges)) {
+      const e = doc.edges[id];
+      assert.equal(e.class, want.class, id);
+      assert.equal(e.verdict, want.verdict, `${id}: ${e.firstBroken?.id} ${e.firstBroken?.summary}`);
+      assert.equal(
+        e.firstBroken?.id ?? null,
+        want.firstBroken ?? (want.verdict === "pass" ? null : e.firstBroken?.id ?? null),
+        id,
+      );
+      for (const [check, status] of Object.entries(want.results)) {
+        const rs = e.report!.results.filter((x) => x.id === check);
+        assert.ok(rs.length > 0, `${id}: no ${check}`);
+        assert.ok(rs.some((x) => x.status === status), `${id}: ${check} ${rs.map((x) => x.status)}`);
+      }
+      const text = [e.reason, e.finding?.summary ?? "", ...(e.finding?.evidence ?? [])].join("\n");
+      for (const s of want.says) assert.ok(text.includes(s), `${id}: "${s}" not in ${text}`);
+    }
+    // Paired edges are judged as --remote-kubeconfig judges them: both ends, the pair's peers only.
+    const paired = doc.edges["rome-4b2a9e→milan-8d1f03"].report!;
+    assert.deepEqual(paired.clusters.map((c) => c.name), ["rome-4b2a9e", "milan-8d1f03"]);
+    assert.deepEqual([...new Set(paired.results.map((x) => x.peer).filter(Boolean))].sort(), [
+      "milan-8d1f03",
+      "rome-4b2a9e",
+    ]);
+    // Half-visible: the cross-checks are skipped not-applicable, naming why — never failed.
+    const half = doc.edges["lecce-9f8e7d→bari-3c4d5e"].report!;
+    const cross = half.results.filter((x) => x.id === "GW-04");
+    assert.ok(
+      cross.every((x) =>
+        x.status === "skip" && x.skipKind === "not-applicable" && /not in the fleet/.test(x.summary)
+      ),
+    );
+    for (const [name, want] of Object.entries(fleet.expect.errors)) {
+      const c = doc.clusters.find((x) => x.name === name)!;
+      assert.ok(c.error?.includes(want), `${name}: ${c.error}`);
+    }
+    for (const [name, want] of Object.entries(fleet.expect.contexts)) {
+      const c = doc.clusters.find((x) => x.name === name)!;
+      assert.deepEqual(c.contexts, want);
+      assert.match(c.chosenBecause ?? "", /first in kubeconfig order/);
+    }
+    // Nothing read twice: rome is on two edges, and each of its list requests went out once.
+    for (const name of ["rome", "milan", "bari"]) {
+      const gets = served.clusters[name]!.requests.filter((q) =>
+        q.method === "GET" && !q.upgrade && !q.path.includes("/exec")
+      )
+        .map((q) => `${q.path}?${q.query}`);
+      const twice = gets.filter((g, i) => gets.indexOf(g) !== i);
+      assert.deepEqual(twice, [], `${name} read twice`);
+    }
+    // The other formats, from the same document.
+    const opts = { color: false, verbose: false, quiet: false };
+    const text = renderFleet(doc, "text", opts);
+    assert.match(text.split("\n")[0], /^FLEET {2}8 clusters from 9 contexts \(2 unreadable\) · 5 edges/);
+    assert.match(text, /first broken link: TUN-04 on ostia-2b7c9d/);
+    const junit = renderFleet(doc, "junit", opts);
+    assert.equal(
+      (junit.match(/<testsuite name="[^"]*\[(paired|half-visible|asymmetric|orphan)\]"/g) ?? []).length,
+      5,
+    );
+    const html = renderFleet(doc, "html", opts);
+    assert.match(html, /<svg class="fleet"/);
+    assert.equal((html.match(/<g class="edge /g) ?? []).length, 5);
+    assert.match(html, /data-edge="ostia-2b7c9d→genoa-5e8a1f" data-verdict="fail"/);
+    assert.doesNotMatch(html, /<script|https?:\/\/(?!flyingfish\.dev|www\.w3\.org|127\.0\.0\.1)/);
+    const md = renderFleet(doc, "markdown", opts);
+    assert.match(md, /\| ✗ fail \| rome-4b2a9e→turin-7a1b2c \| asymmetric \|/);
+  } finally {
+    await served.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
