@@ -433,6 +433,10 @@ export function buildProgram(): Command {
       "an active-probe scenario: check --active against it (creates and removes probe pods in the fake servers); alone: list them",
     )
     .option(
+      "--fleet [name]",
+      "a fleet of fake clusters (testdata/fleet/, default mixed): check --all-contexts against it",
+    )
+    .option(
       "--serve",
       "keep the fake cluster(s) up on 127.0.0.1 until Ctrl-C and print their kubeconfigs and commands to try (kubectl, check, watch, report, collect, probe); needs --allow-write",
     )
@@ -444,7 +448,9 @@ export function buildProgram(): Command {
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .action(async (scenario, opts) => {
-      if (opts.list !== true && opts.active === undefined) await requireDemoScenario(scenario);
+      if (opts.list !== true && opts.active === undefined && opts.fleet === undefined) {
+        await requireDemoScenario(scenario);
+      }
       const { runDemo } = await import("./demo.ts");
       Deno.exitCode = await runDemo(scenario, opts);
     });
