@@ -457,7 +457,13 @@ export function buildProgram(): Command {
 
   program.command("schema")
     .description("print the JSON Schema of what -o json prints: the report, or the error document (exit 3)")
-    .action(async () => {
+    .option("--fleet", "the fleet report's schema instead (check --all-contexts -o json)")
+    .action(async (opts) => {
+      if (opts.fleet) {
+        const { fleetJsonSchema } = await import("../report/fleet.ts");
+        console.log(JSON.stringify(fleetJsonSchema(), null, 2));
+        return;
+      }
       const { publishedSchema } = await import("../report/error_doc.ts");
       console.log(JSON.stringify(publishedSchema(), null, 2));
     });

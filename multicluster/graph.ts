@@ -32,7 +32,7 @@ export interface PlannedEdge {
   /** The engine run: local end, remote end (null: one-sided), the peer to narrow to. */
   run: { local: string; remote: string | null; peer: string; noRemoteReason?: string } | null;
   /** The fleet's own finding on this edge. */
-  asymmetric?: { recorder: string; missing: string; role: string };
+  asymmetric?: { recorder: string; missing: string; role: string; leftovers?: string[] };
   orphan?: { cluster: string; peerId: string; objects: string[] };
 }
 
@@ -127,7 +127,7 @@ export function planEdges(
         });
         continue;
       }
-      if (back) {
+      if (back && !back.unlocated) {
         edges.set(d.id, {
           ...common,
           class: "paired",
@@ -180,6 +180,18 @@ export function planEdges(
         orphan: { cluster: a.name, peerId: o.peerId, objects: o.objects },
       });
     }
+  }
+  // Objects the forgetting end still keeps for the recorder are that asymmetry's evidence, not an
+  // orphan edge of their own.
+  for (const [id, e] of edges) {
+    if (!e.orphan) continue;
+    const asym = [...edges.values()].find((x) =>
+      x.asymmetric?.missing === e.orphan!.cluster &&
+      byId.get(e.orphan!.peerId)?.name === x.asymmetric.recorder
+    );
+    if (!asym) continue;
+    asym.asymmetric!.leftovers = e.orphan.objects;
+    edges.delete(id);
   }
   return [...edges.values()].sort((x, y) => x.id.localeCompare(y.id));
 }

@@ -243,6 +243,9 @@ function findingOf(e: PlannedEdge, members: readonly FleetMember[]): EdgeFinding
         `${missing}: no ForeignCluster for ${
           members.find((m) => m.name === recorder)?.read.view?.clusterId ?? recorder
         }`,
+        ...(e.asymmetric.leftovers?.length
+          ? [`${missing} still keeps, without a ForeignCluster: ${e.asymmetric.leftovers.join(", ")}`]
+          : []),
         "typical causes: leftovers after an unpeer on one side only, or one cluster reset/reinstalled",
       ],
       remediation: [
