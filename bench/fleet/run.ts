@@ -1,0 +1,229 @@
+/**
+ * `deno task bench:fleet`: fleet mode at scale — 20 clusters, 40 edges, 50 ms of API latency.
+ *
+ * Ten consumers, each the scale generator's rome with four providers (bench/scale/generate.ts,
+ * 5 nodes, 200 pods), and ten providers, each the base milan: consumer i's first peer is provider
+ * i, which records it back (10 paired edges, judged in full dual mode); its three other peers are
+ * providers i+1..i+3, which do not (30 asymmetric edges, each still a full one-sided engine run with
+ * the other end's view). Every cluster is served by the fake API server with 50 ms added to every
+ * response, behind one merged kubeconfig.
+ *
+ * Measured, through the real CLI: each cluster's single run (`check --context X`), then the fleet
+ * run (`check --all-contexts`) — wall time against the slowest single run (target: ≤ slowest + 1 s),
+ * requests per cluster (must equal the single run's: nothing read twice), the fleet process's peak
+ * RSS (`/usr/bin/time -f %M`; target < 400 MB). `--parallel` (default 20 here, every cluster at
+ * once; the CLI's own default is 4) and `--latency` are options.
+ */
+import { parseArgs } from "node:util";
+import {
+  DEFAULT_REFERENCE_TIME,
+  type FakeCluster,
+  loadBase,
+  shiftCertificates,
+  shiftTimestamps,
+  startFakeCluster,
+} from "../../fakekube/mod.ts";
+import { generateScaleCluster } from "../scale/generate.ts";
+import type { K8sObject } from "../../kube/source.ts";
+
+const { values } = parseArgs({
+  options: {
+    parallel: { type: "string", default: "20" },
+    latency: { type: "string", default: "50" },
+    pairs: { type: "string", default: "10" },
+  },
+});
+const PAIRS = Number(values.pairs), LATENCY = Number(values.latency), PARALLEL = Number(values.parallel);
+const PEERS = 4;
+const ROOT = new URL("../../", import.meta.url);
+const TIME = "/usr/bin/time";
+
+const cons = (i: number) => `cons${String(i).padStart(2, "0")}-7d8e9f`;
+const prov = (i: number) => `prov${String(i % PAIRS).padStart(2, "0")}-5a1b2c`;
+
+function renamed<T>(v: T, map: Record<string, string>): T {
+  let text = JSON.stringify(v);
+  for (const [from, to] of Object.entries(map)) text = text.split(from).join(to);
+  return JSON.parse(text) as T;
+}
+
+async function shifted(objects: K8sObject[], now: Date): Promise<K8sObject[]> {
+  const delta = now.getTime() - Date.parse(DEFAULT_REFERENCE_TIME);
+  return await shiftCertificates(shiftTimestamps(objects, delta), delta);
+}
+
+async function serveFleet(now: Date): Promise<{ clusters: Map<string, FakeCluster>; kubeconfig: string }> {
+  const rome = await loadBase("rome");
+  const milan = await loadBase("milan");
+  const consumer = generateScaleCluster(rome, {
+    peers: PEERS,
+    nodes: 5,
+    pods: 200,
+    namespaces: 10,
+    broken: false,
+  });
+  const clusters = new Map<string, FakeCluster>();
+  for (let i = 0; i < PAIRS; i++) {
+    const map: Record<string, string> = { "rome-4b2a9e": cons(i) };
+    consumer.peers.forEach((p, k) => (map[p] = prov(i + k)));
+    clusters.set(
+      cons(i),
+      await startFakeCluster({
+        name: cons(i),
+        objects: await shifted(renamed(consumer.objects, map), now),
+        wireguard: renamed(consumer.wireguard, map),
+        latencyMs: LATENCY,
+        execClockStepSeconds: 1,
+      }),
+    );
+    const pmap = { "rome-4b2a9e": cons(i), "milan-8d1f03": prov(i) };
+    clusters.set(
+      prov(i),
+      await startFakeCluster({
+        name: prov(i),
+        objects: await shifted(renamed(milan.objects, pmap), now),
+        wireguard: renamed(milan.wireguard, pmap),
+        latencyMs: LATENCY,
+        execClockStepSeconds: 1,
+      }),
+    );
+  }
+  const { parse, stringify } = await import("yaml");
+  const kc = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [] as unknown[],
+    users: [] as unknown[],
+    contexts: [] as unknown[],
+  };
+  for (const [name, c] of clusters) {
+    const one = parse(c.kubeconfigYaml()) as Record<string, { name: string }[]>;
+    kc.clusters.push(...one.clusters);
+    kc.users.push(...one.users);
+    kc.contexts.push(...one.contexts);
+    void name;
+  }
+  const dir = await Deno.makeTempDir({ prefix: "ff-bench-fleet-" });
+  const kubeconfig = `${dir}/fleet.yaml`;
+  await Deno.writeTextFile(kubeconfig, stringify({ ...kc, "current-context": cons(0) }));
+  return { clusters, kubeconfig };
+}
+
+interface Run {
+  code: number;
+  wallMs: number;
+  rssKb: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[]): Promise<Run> {
+  const timeFile = await Deno.stat(TIME).then(() => Deno.makeTempFile(), () => null);
+  const argv = [
+    "run",
+    "--frozen",
+    "--config",
+    decodeURIComponent(new URL("deno.json", ROOT).pathname),
+    "--allow-env",
+    "--allow-read",
+    "--allow-net=127.0.0.1",
+    decodeURIComponent(new URL("cli/main.ts", ROOT).pathname),
+    ...args,
+  ];
+  const t0 = performance.now();
+  const out = await new Deno.Command(timeFile ? TIME : Deno.execPath(), {
+    args: timeFile ? ["-f", "%M", "-o", timeFile, Deno.execPath(), ...argv] : argv,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const wallMs = performance.now() - t0;
+  let rssKb: number | null = null;
+  if (timeFile) {
+    const m = (await Deno.readTextFile(timeFile)).trim().split("\n").pop()?.match(/^(\d+)$/);
+    rssKb = m ? Number(m[1]) : null;
+    await Deno.remove(timeFile);
+  }
+  const dec = new TextDecoder();
+  return { code: out.code, wallMs, rssKb, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+const COMMON = ["--no-network-probes", "-o", "json", "--timeout", "5m"];
+
+const now = new Date();
+const { clusters, kubeconfig } = await serveFleet(now);
+const count = () => new Map([...clusters].map(([n, c]) => [n, c.requests.length]));
+try {
+  console.log(
+    `fleet bench: ${clusters.size} clusters, ${
+      PAIRS * PEERS
+    } edges, ${LATENCY} ms latency, --parallel ${PARALLEL}`,
+  );
+  const single = new Map<string, { wallMs: number; requests: number; log: string[] }>();
+  const logOf = (name: string, from: number) =>
+    clusters.get(name)!.requests.slice(from).map((q) => `${q.method} ${q.path}?${q.query}`);
+  for (const name of clusters.keys()) {
+    const before = count();
+    const r = await cli(["check", "--kubeconfig", kubeconfig, "--context", name, ...COMMON]);
+    if (r.code === 3) throw new Error(`single run of ${name} failed: ${r.stderr}`);
+    single.set(name, {
+      wallMs: r.wallMs,
+      requests: clusters.get(name)!.requests.length - before.get(name)!,
+      log: logOf(name, before.get(name)!),
+    });
+  }
+  const before = count();
+  const fleet = await cli([
+    "check",
+    "--kubeconfig",
+    kubeconfig,
+    "--all-contexts",
+    "--parallel",
+    String(PARALLEL),
+    ...COMMON,
+  ]);
+  if (fleet.code === 3) throw new Error(`fleet run failed: ${fleet.stderr}`);
+  const doc = JSON.parse(fleet.stdout);
+  if (Deno.env.get("FLEET_BENCH_DUMP")) await Deno.writeTextFile(Deno.env.get("FLEET_BENCH_DUMP")!, fleet.stdout);
+  const slowest = Math.max(...[...single.values()].map((s) => s.wallMs));
+  const mismatched = [...clusters.keys()].filter((n) =>
+    clusters.get(n)!.requests.length - before.get(n)! !== single.get(n)!.requests
+  );
+  const req = (n: string) =>
+    `${n} ${single.get(n)!.requests}→${clusters.get(n)!.requests.length - before.get(n)!}`;
+  const rows: [string, string][] = [
+    [
+      "edges",
+      `${doc.summary.edges} (${Object.entries(doc.summary.byClass).map(([k, v]) => `${v} ${k}`).join(", ")})`,
+    ],
+    ["slowest single-cluster run", `${(slowest / 1000).toFixed(2)} s`],
+    [
+      "fleet run (wall)",
+      `${(fleet.wallMs / 1000).toFixed(2)} s (target ≤ ${((slowest + 1000) / 1000).toFixed(2)} s)`,
+    ],
+    [
+      "requests per cluster",
+      mismatched.length
+        ? `DIFFER: ${mismatched.map(req).join(", ")}`
+        : `equal to each single run (e.g. ${req(cons(0))}, ${req(prov(0))})`,
+    ],
+    [
+      "fleet peak RSS",
+      fleet.rssKb === null
+        ? "n/a (no /usr/bin/time)"
+        : `${(fleet.rssKb / 1024).toFixed(0)} MB (target < 400 MB)`,
+    ],
+  ];
+  for (const [k, v] of rows) console.log(`  ${k.padEnd(28)} ${v}`);
+  for (const n of mismatched.slice(0, 2)) {
+    const a = single.get(n)!.log, b = logOf(n, before.get(n)!);
+    const extra = b.filter((x) => b.filter((y) => y === x).length > a.filter((y) => y === x).length);
+    console.log(`  ${n}: requests only the fleet run made more of: ${[...new Set(extra)].join(" | ")}`);
+  }
+  const ok = fleet.wallMs <= slowest + 1000 && mismatched.length === 0 && (fleet.rssKb ?? 0) < 400 * 1024;
+  console.log(ok ? "targets met" : "TARGETS MISSED");
+  Deno.exitCode = ok ? 0 : 1;
+} finally {
+  await Promise.all([...clusters.values()].map((c) => c.close()));
+  await Deno.remove(kubeconfig.replace(/\/fleet\.yaml$/, ""), { recursive: true });
+}
