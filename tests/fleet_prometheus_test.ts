@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { parse } from "yaml";
+// deno-lint-ignore no-import-prefix -- the Prometheus project's PromQL grammar, test-only
 import { parser as promql } from "npm:@prometheus-io/lezer-promql@0.315.0";
 import { METRIC_LABELS, METRIC_NAMES, type MetricName } from "../serve/metrics.ts";
 
