@@ -184,7 +184,9 @@ try {
   ]);
   if (fleet.code === 3) throw new Error(`fleet run failed: ${fleet.stderr}`);
   const doc = JSON.parse(fleet.stdout);
-  if (Deno.env.get("FLEET_BENCH_DUMP")) await Deno.writeTextFile(Deno.env.get("FLEET_BENCH_DUMP")!, fleet.stdout);
+  if (Deno.env.get("FLEET_BENCH_DUMP")) {
+    await Deno.writeTextFile(Deno.env.get("FLEET_BENCH_DUMP")!, fleet.stdout);
+  }
   const slowest = Math.max(...[...single.values()].map((s) => s.wallMs));
   const mismatched = [...clusters.keys()].filter((n) =>
     clusters.get(n)!.requests.length - before.get(n)! !== single.get(n)!.requests

@@ -61,7 +61,11 @@ Deno.test("fleet mixed: every class of edge, per-edge diagnosis, unreadable clus
     const doc = FleetReportSchema.parse(JSON.parse(r.stdout));
     assert.equal(doc.exitCode, fleet.expect.exitCode);
     assert.equal(doc.summary.clusters, fleet.expect.clusters);
-    assert.deepEqual(Object.keys(doc.edges).sort(), Object.keys(fleet.expect.edges).sort(), JSON.stringify(doc.clusters.map((c) => [c.name, c.error, c.contexts])));
+    assert.deepEqual(
+      Object.keys(doc.edges).sort(),
+      Object.keys(fleet.expect.edges).sort(),
+      JSON.stringify(doc.clusters.map((c) => [c.name, c.error, c.contexts])),
+    );
     for (const [id, want] of Object.entries(fleet.expect.edges)) {
       const e = doc.edges[id];
       assert.equal(e.class, want.class, id);
