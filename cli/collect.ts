@@ -15,7 +15,11 @@ import type { KubeConfig } from "../kube/kubeconfig.ts";
 
 /** Options of the collect command, as parsed by commander. */
 export interface CollectCommandOptions {
+  /** `--kubeconfig`, repeated values joined by a newline (a fleet capture merges them). */
   kubeconfig?: string;
+  /** Fleet capture: every context, or those `--contexts` selects, into one bundle. */
+  allContexts?: boolean;
+  contexts?: string[];
   context?: string;
   remoteKubeconfig?: string;
   remoteContext?: string;
@@ -191,20 +195,22 @@ async function capture(
   timeoutMs: number,
   onExpiry: OnExpiry,
 ): Promise<number> {
-  const [{ collectBundle }, { packBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
-    import("../collect/collect.ts"),
-    import("../kube/bundle.ts"),
-    import("../diagnose/run.ts"),
-    import("../checks/catalog.ts"),
-  ]);
-
-  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
-  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
-  const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
+  const { isFleet, checkFleetFlags } = await import("./fleet_cmd.ts");
+  const fleet = isFleet(opts);
+  checkFleetFlags(opts as CollectCommandOptions & Record<string, unknown>, fleet);
+  const targets: CollectTarget[] = [];
   onExpiry(async () => {
     for (const t of targets) await t.source?.close();
   });
-  const secrets = [...local.secrets];
+  const secrets: string[] = [];
+  if (fleet) {
+    await openFleetTargets(opts, timeoutMs, targets, secrets);
+    return await write(opts, out, sampleIntervalMs, targets, secrets, () => null);
+  }
+  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
+  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
+  targets.push({ role: "local", source: local.source, reader: local.reader });
+  secrets.push(...local.secrets);
   const leaveOut = (err: ToolError): void => {
     const error = `remote cluster unavailable: ${err.message}`;
     console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
@@ -229,6 +235,91 @@ async function capture(
     }
   }
 
+  return await write(opts, out, sampleIntervalMs, targets, secrets, () => remoteRejected, leaveOut);
+}
+
+/**
+ * A fleet bundle: one cluster per API server + CA among the selected contexts (multicluster/
+ * load.ts groups them), each under a folder named after its context; the first is the bundle's
+ * `local` (a reader that knows one or two clusters opens it and the next), the others `remote`. A
+ * cluster that cannot be opened is recorded with its reason and never stops the others.
+ */
+async function openFleetTargets(
+  opts: CollectCommandOptions,
+  timeoutMs: number,
+  targets: CollectTarget[],
+  secrets: string[],
+): Promise<void> {
+  const [{ selectedContexts }, { groupByEndpoint }, { kubeconfigList }] = await Promise.all([
+    import("../multicluster/run.ts"),
+    import("../multicluster/load.ts"),
+    import("./fleet_cmd.ts"),
+  ]);
+  const kubeconfigs = kubeconfigList(opts.kubeconfig);
+  const contexts = await selectedContexts({
+    kubeconfigs,
+    selection: { all: opts.allContexts === true, patterns: opts.contexts ?? [] },
+  });
+  const used = new Set<string>();
+  const folder = (ctx: string) => {
+    const base = ctx.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "cluster";
+    let name = base;
+    for (let i = 2; used.has(name) || name === "local" || name === "remote"; i++) name = `${base}-${i}`;
+    used.add(name);
+    return name;
+  };
+  for (const g of groupByEndpoint(contexts)) {
+    const ctx = g.contexts[0];
+    const role = targets.some((t) => t.role === "local" && t.source) ? "remote" as const : "local" as const;
+    try {
+      const { openLiveCluster } = await import("../kube/live/source.ts");
+      const c = await openLiveCluster({
+        ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+        ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+        context: ctx.name,
+        requestTimeoutMs: timeoutMs,
+      });
+      try {
+        await c.source.probeReachable();
+      } catch (err) {
+        await c.source.close();
+        throw err;
+      }
+      targets.push({ role, name: folder(ctx.name), source: c.source, reader: c.reader });
+      secrets.push(...kubeconfigSecrets(c.client.kc));
+    } catch (err) {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+      console.error(`flyingfish: ${ctx.name}: ${err.message} — left out of the bundle`);
+      targets.push({
+        role: "remote",
+        name: folder(ctx.name),
+        source: null,
+        reader: null,
+        error: err.message,
+      });
+    }
+  }
+  if (!targets.some((t) => t.source)) {
+    throw new ToolError("no selected context could be reached: nothing to collect");
+  }
+}
+
+/** Captures the targets and writes the bundle; a rejected remote is left out and the capture redone. */
+async function write(
+  opts: CollectCommandOptions,
+  out: string,
+  sampleIntervalMs: number,
+  targets: CollectTarget[],
+  secrets: string[],
+  rejectedRemote: () => ToolError | null,
+  leaveOut: (err: ToolError) => void = () => {},
+): Promise<number> {
+  const [{ collectBundle }, { packBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
+    import("../collect/collect.ts"),
+    import("../kube/bundle.ts"),
+    import("../diagnose/run.ts"),
+    import("../checks/catalog.ts"),
+  ]);
   const progress = opts.quiet ? { update: () => {}, done: () => {} } : progressLine();
   try {
     const collect = () =>
@@ -241,7 +332,7 @@ async function capture(
         onProgress: progress.update,
       });
     const bundle = await collect().catch(async (err) => {
-      const rejected = remoteRejected as ToolError | null;
+      const rejected = rejectedRemote();
       if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
       const i = targets.findIndex((t) => t.role === "remote");
       await targets[i].source?.close();
@@ -283,7 +374,9 @@ async function capture(
           ? `; not captured: ${refused.slice(0, 6).join(", ")}${refused.length > 6 ? ", …" : ""}`
           : "") +
         `\n  ${scrubbedLine(bundle.manifest.scrubbed)}` +
-        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}`,
+        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}${
+          bundle.manifest.clusters.length > 2 ? " --all-contexts" : ""
+        }`,
     );
     return 0;
   } finally {

@@ -17,6 +17,8 @@ export interface FleetFlags {
   clusterTimeout?: string;
   /** `--kubeconfig`, repeated values joined by a newline (see cli/program.ts). */
   kubeconfig?: string;
+  /** A bundle of `collect --all-contexts`: the fleet replayed offline, one cluster per captured one. */
+  snapshot?: string;
 }
 
 /** The separator cli/program.ts joins repeated `--kubeconfig` values with. */
@@ -50,7 +52,10 @@ export function checkFleetFlags(opts: FleetFlags & Record<string, unknown>, flee
     }
     return;
   }
-  for (const f of ["context", "remoteKubeconfig", "remoteContext", "snapshot", "peer", "active"]) {
+  if (opts.snapshot !== undefined && opts.kubeconfig !== undefined) {
+    throw new ToolError("--snapshot replays a collected bundle: it cannot be combined with --kubeconfig");
+  }
+  for (const f of ["context", "remoteKubeconfig", "remoteContext", "peer", "active"]) {
     if (opts[f] !== undefined && opts[f] !== false) {
       throw new ToolError(
         `--${flag(f)} cannot be combined with ${
@@ -110,6 +115,20 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
     const { requireWrite } = await import("./report_file.ts");
     requireWrite(file);
   }
+  // Offline: the bundle's clusters are the contexts (each its own endpoint: never grouped).
+  const bundle = opts.snapshot === undefined ? null : await (async () => {
+    const { openSnapshotClusters } = await import("../kube/snapshot.ts");
+    const all = await openSnapshotClusters(opts.snapshot!);
+    return all.map((c) => ({
+      ...c,
+      context: {
+        name: c.entry.context || c.entry.name,
+        cluster: c.entry.name,
+        server: c.entry.server || null,
+        ca: `snapshot:${c.entry.name}`,
+      },
+    }));
+  })();
   const report = await withDeadline(run.runTimeoutMs, run.timeout, async () => {
     if (!run.quiet) {
       writeErr(`flyingfish: fleet run: reading ${describeSelection(opts)} (${parallel} at a time)\n`);
@@ -120,13 +139,20 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
       parallel,
       clusterTimeoutMs,
       clusterTimeoutLabel,
-      open: (context) =>
-        createLiveSource({
-          ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
-          ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
-          context,
-          requestTimeoutMs: run.requestTimeoutMs,
-        }),
+      ...(bundle ? { contexts: bundle.map((b) => b.context) } : {}),
+      open: bundle
+        ? (context) => {
+          const b = bundle.find((x) => x.context.name === context)!;
+          if (!b.source) return Promise.reject(new ToolError(b.entry.error ?? "not captured"));
+          return Promise.resolve(b.source);
+        }
+        : (context) =>
+          createLiveSource({
+            ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+            ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+            context,
+            requestTimeoutMs: run.requestTimeoutMs,
+          }),
       options: run.options,
       ...(run.catalog ? { catalog: run.catalog } : {}),
       probes: (sources) =>

@@ -298,7 +298,16 @@ export function buildProgram(): Command {
     .description(
       "capture a redacted snapshot of one or both clusters into a .tar.gz bundle, for `check --snapshot` later, elsewhere",
     );
-  const collectWith = withKubeconfigOptions(collect, "capture")
+  const collectWith = withKubeconfigOptions(collect, "capture", true)
+    .option(
+      "--all-contexts",
+      "capture every context of the merged kubeconfig into one bundle (docs/fleet.md)",
+    )
+    .option(
+      "--contexts <list>",
+      "capture these contexts into one bundle — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
     .addOption(peerOption("only sample the gateways of these peers: lists are always complete"))
     .option(
       "-f, --output-file <file>",

@@ -46,6 +46,8 @@ export interface FleetRequest {
   /** kubeconfig text instead of files (demo, tests). */
   kubeconfigYaml?: string;
   selection: ContextSelection;
+  /** The contexts to choose from, when they do not come from a kubeconfig (a fleet bundle's clusters). */
+  contexts?: readonly ContextEntry[];
   parallel: number;
   clusterTimeoutMs: number;
   clusterTimeoutLabel: string;
@@ -63,9 +65,9 @@ export interface FleetRequest {
 
 /** The contexts the selection names, with what identifies their clusters. */
 export async function selectedContexts(
-  req: Pick<FleetRequest, "kubeconfigs" | "kubeconfigYaml" | "selection">,
+  req: Pick<FleetRequest, "kubeconfigs" | "kubeconfigYaml" | "selection" | "contexts">,
 ): Promise<ContextEntry[]> {
-  const { contexts } = await listContexts({
+  const { contexts } = req.contexts ? { contexts: [...req.contexts] } : await listContexts({
     ...(req.kubeconfigYaml !== undefined ? { kubeconfigYaml: req.kubeconfigYaml } : {}),
     ...(req.kubeconfigs.length ? { kubeconfigs: req.kubeconfigs } : {}),
   });

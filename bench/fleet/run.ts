@@ -150,33 +150,43 @@ async function cli(args: string[]): Promise<Run> {
 
 const COMMON = ["--no-network-probes", "-o", "json", "--timeout", "5m"];
 
-const now = new Date();
-const { clusters, kubeconfig } = await serveFleet(now);
-const count = () => new Map([...clusters].map(([n, c]) => [n, c.requests.length]));
+// Each run gets freshly served clusters: the objects' timestamps are shifted to the moment they are
+// served, and a minute-old Connection reads as stale (TUN-01) — across 21 runs it would be.
+let served: { clusters: Map<string, FakeCluster>; kubeconfig: string } | null = null;
+async function fresh() {
+  if (served) await stop(served);
+  served = await serveFleet(new Date());
+  return served;
+}
+async function stop(s: { clusters: Map<string, FakeCluster>; kubeconfig: string }) {
+  await Promise.all([...s.clusters.values()].map((c) => c.close()));
+  await Deno.remove(s.kubeconfig.replace(/\/fleet\.yaml$/, ""), { recursive: true });
+}
 try {
+  const names = [...(await fresh()).clusters.keys()];
   console.log(
-    `fleet bench: ${clusters.size} clusters, ${
+    `fleet bench: ${names.length} clusters, ${
       PAIRS * PEERS
     } edges, ${LATENCY} ms latency, --parallel ${PARALLEL}`,
   );
   const single = new Map<string, { wallMs: number; requests: number; log: string[] }>();
-  const logOf = (name: string, from: number) =>
-    clusters.get(name)!.requests.slice(from).map((q) => `${q.method} ${q.path}?${q.query}`);
-  for (const name of clusters.keys()) {
-    const before = count();
-    const r = await cli(["check", "--kubeconfig", kubeconfig, "--context", name, ...COMMON]);
+  const logOf = (s: { clusters: Map<string, FakeCluster> }, name: string) =>
+    s.clusters.get(name)!.requests.map((q) => `${q.method} ${q.path}?${q.query}`);
+  for (const name of names) {
+    const s = await fresh();
+    const r = await cli(["check", "--kubeconfig", s.kubeconfig, "--context", name, ...COMMON]);
     if (r.code === 3) throw new Error(`single run of ${name} failed: ${r.stderr}`);
     single.set(name, {
       wallMs: r.wallMs,
-      requests: clusters.get(name)!.requests.length - before.get(name)!,
-      log: logOf(name, before.get(name)!),
+      requests: s.clusters.get(name)!.requests.length,
+      log: logOf(s, name),
     });
   }
-  const before = count();
+  const s = await fresh();
   const fleet = await cli([
     "check",
     "--kubeconfig",
-    kubeconfig,
+    s.kubeconfig,
     "--all-contexts",
     "--parallel",
     String(PARALLEL),
@@ -187,6 +197,8 @@ try {
   if (Deno.env.get("FLEET_BENCH_DUMP")) {
     await Deno.writeTextFile(Deno.env.get("FLEET_BENCH_DUMP")!, fleet.stdout);
   }
+  const clusters = s.clusters;
+  const before = new Map(names.map((n) => [n, 0]));
   const slowest = Math.max(...[...single.values()].map((s) => s.wallMs));
   const mismatched = [...clusters.keys()].filter((n) =>
     clusters.get(n)!.requests.length - before.get(n)! !== single.get(n)!.requests
@@ -218,7 +230,7 @@ try {
   ];
   for (const [k, v] of rows) console.log(`  ${k.padEnd(28)} ${v}`);
   for (const n of mismatched.slice(0, 2)) {
-    const a = single.get(n)!.log, b = logOf(n, before.get(n)!);
+    const a = single.get(n)!.log, b = logOf(s, n);
     const extra = b.filter((x) => b.filter((y) => y === x).length > a.filter((y) => y === x).length);
     console.log(`  ${n}: requests only the fleet run made more of: ${[...new Set(extra)].join(" | ")}`);
   }
@@ -226,6 +238,5 @@ try {
   console.log(ok ? "targets met" : "TARGETS MISSED");
   Deno.exitCode = ok ? 0 : 1;
 } finally {
-  await Promise.all([...clusters.values()].map((c) => c.close()));
-  await Deno.remove(kubeconfig.replace(/\/fleet\.yaml$/, ""), { recursive: true });
+  if (served) await stop(served);
 }

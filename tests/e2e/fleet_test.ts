@@ -138,3 +138,44 @@ Deno.test("fleet mixed: every class of edge, per-edge diagnosis, unreadable clus
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("fleet collect: one bundle holds every selected cluster; check --snapshot --all-contexts replays the fleet", async () => {
+  const fleet = await loadFleet("mixed");
+  const served = await serveFleet(fleet, FAKE_CLOCK);
+  const tmp = await Deno.makeTempDir({ prefix: "ff-fleet-collect-" });
+  try {
+    const kc = `${tmp}/fleet.yaml`;
+    await Deno.writeTextFile(kc, served.kubeconfigYaml);
+    const bundle = `${tmp}/fleet.tar.gz`;
+    const c = await runCli(
+      [
+        "collect",
+        "--kubeconfig",
+        kc,
+        "--contexts",
+        "rome,milan,turin,naples",
+        "--sample-interval",
+        SAMPLE_INTERVAL,
+        "-f",
+        bundle,
+      ],
+      { permissions: ["--allow-env", "--allow-read", `--allow-write=${tmp}`, "--allow-net=127.0.0.1"] },
+    );
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(c.stderr, /naples: .*401.* — left out of the bundle/);
+    assert.match(c.stderr, /check --snapshot .* --all-contexts/);
+    const r = await runCli(["check", "--snapshot", bundle, "--all-contexts", "-o", "json"], {
+      permissions: ["--allow-env", "--allow-read"],
+    });
+    assert.equal(r.code, 2, r.stderr);
+    const doc = FleetReportSchema.parse(JSON.parse(r.stdout));
+    assert.deepEqual(Object.keys(doc.edges).sort(), ["rome-4b2a9e→milan-8d1f03", "rome-4b2a9e→turin-7a1b2c"]);
+    assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].class, "paired");
+    assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].report!.mode, "snapshot");
+    assert.equal(doc.edges["rome-4b2a9e→turin-7a1b2c"].class, "asymmetric");
+    assert.ok(doc.clusters.find((x) => x.context === null)?.error?.includes("401"));
+  } finally {
+    await served.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
