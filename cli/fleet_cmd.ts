@@ -5,6 +5,7 @@
  */
 import { ToolError } from "../errors.ts";
 import type { CheckDef, RunOptions } from "../checks/types.ts";
+import type { FleetReport } from "../report/fleet.ts";
 import { durationOption } from "./check.ts";
 import { stdoutIsTty, terminalColumns, useColor, writeErr, writeOut } from "./output.ts";
 import { withDeadline } from "./deadline.ts";
@@ -94,27 +95,23 @@ export interface FleetRun {
   quiet?: boolean;
 }
 
-/** Runs the fleet and prints (or writes) its report; returns the fleet's exit code. */
-export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<number> {
+/** A fleet run the flags describe, ready to run (again: `watch` runs it every round). */
+export async function fleetRunner(
+  opts: FleetFlags,
+  run: Pick<FleetRun, "options" | "requestTimeoutMs" | "catalog" | "quiet">,
+): Promise<{ parallel: number; once: () => Promise<FleetReport> }> {
   const [{ runFleet, DEFAULT_PARALLEL, DEFAULT_CLUSTER_TIMEOUT }, { createLiveSource }, { createProbeHub }, {
-    renderFleet,
-    fleetSummaryLines,
-  }, { cliInvocation }] = await Promise.all([
+    cliInvocation,
+  }] = await Promise.all([
     import("../multicluster/run.ts"),
     import("../kube/live/source.ts"),
     import("../probes/live_hub.ts"),
-    import("../render/fleet.ts"),
     import("../report/invocation.ts"),
   ]);
   const parallel = parallelOption(opts.parallel, DEFAULT_PARALLEL);
   const clusterTimeoutLabel = opts.clusterTimeout ?? DEFAULT_CLUSTER_TIMEOUT;
   const clusterTimeoutMs = durationOption("--cluster-timeout", clusterTimeoutLabel, true);
   const kubeconfigs = kubeconfigList(opts.kubeconfig);
-  const file = run.outputFile && run.outputFile !== "-" ? run.outputFile : null;
-  if (file) {
-    const { requireWrite } = await import("./report_file.ts");
-    requireWrite(file);
-  }
   // Offline: the bundle's clusters are the contexts (each its own endpoint: never grouped).
   const bundle = opts.snapshot === undefined ? null : await (async () => {
     const { openSnapshotClusters } = await import("../kube/snapshot.ts");
@@ -129,11 +126,8 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
       },
     }));
   })();
-  const report = await withDeadline(run.runTimeoutMs, run.timeout, async () => {
-    if (!run.quiet) {
-      writeErr(`flyingfish: fleet run: reading ${describeSelection(opts)} (${parallel} at a time)\n`);
-    }
-    return await runFleet({
+  const once = () =>
+    runFleet({
       kubeconfigs,
       selection: { all: opts.allContexts === true, patterns: opts.contexts ?? [] },
       parallel,
@@ -165,6 +159,25 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
       invocation: cliInvocation({ kubeconfig: kubeconfigs.join(":") || undefined }),
       onNotice: run.quiet ? undefined : (line) => writeErr(`flyingfish: ${line}\n`),
     });
+  return { parallel, once };
+}
+
+/** Runs the fleet and prints (or writes) its report; returns the fleet's exit code. */
+export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<number> {
+  const file = run.outputFile && run.outputFile !== "-" ? run.outputFile : null;
+  if (file) {
+    const { requireWrite } = await import("./report_file.ts");
+    requireWrite(file);
+  }
+  const [{ renderFleet, fleetSummaryLines }, runner] = await Promise.all([
+    import("../render/fleet.ts"),
+    fleetRunner(opts, run),
+  ]);
+  const report = await withDeadline(run.runTimeoutMs, run.timeout, async () => {
+    if (!run.quiet) {
+      writeErr(`flyingfish: fleet run: reading ${describeSelection(opts)} (${runner.parallel} at a time)\n`);
+    }
+    return await runner.once();
   });
   const color = file ? false : useColor(run.color);
   const width = !file && stdoutIsTty() ? terminalColumns() : undefined;
@@ -194,6 +207,90 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
     );
   }
   return report.exitCode;
+}
+
+/** What `watch --all-contexts` runs with. */
+export interface FleetWatch {
+  options: RunOptions;
+  requestTimeoutMs: number;
+  intervalMs: number;
+  /** `--wait`: with `--until`, give up after it (exit 1); alone, watch this long (null: until stopped). */
+  waitMs: number | null;
+  until?: "healthy" | "failure";
+  output: "text" | "jsonl";
+  signal: AbortSignal;
+}
+
+/**
+ * Fleet rounds: the whole fleet run again every `--interval` (each round reads every cluster once),
+ * printing each round's counts and every edge whose verdict changed — text lines, or JSON lines
+ * (`fleet-round`, `edge-transition`, `end`). `--until healthy|failure` ends with 0 when a round
+ * meets it, 1 past `--wait`; without it the last round's exit code.
+ */
+export async function runFleetWatch(opts: FleetFlags, w: FleetWatch): Promise<number> {
+  const [{ edgeTransitions, roundMeets }, runner, { delay }] = await Promise.all([
+    import("../multicluster/rounds.ts"),
+    fleetRunner(opts, {
+      options: w.options,
+      requestTimeoutMs: w.requestTimeoutMs,
+      quiet: w.output === "jsonl",
+    }),
+    import("../time.ts"),
+  ]);
+  const started = Date.now();
+  const line = (o: Record<string, unknown>) => writeOut(JSON.stringify(o) + "\n");
+  const end = (reason: string, code: number) => {
+    if (w.output === "jsonl") line({ event: "end", at: new Date().toISOString(), reason, exitCode: code });
+    else writeErr(`flyingfish: watch ended (${reason}), exit ${code}\n`);
+    return code;
+  };
+  let prev: FleetReport | null = null;
+  for (let round = 1;; round++) {
+    const t0 = Date.now();
+    const report: FleetReport = await runner.once();
+    const at = new Date().toISOString();
+    const s = report.summary.byVerdict;
+    if (w.output === "jsonl") {
+      line({
+        event: "fleet-round",
+        at,
+        round,
+        exitCode: report.exitCode,
+        summary: report.summary,
+        edges: Object.fromEntries(Object.values(report.edges).map((e) => [e.id, e.verdict])),
+        unreadable: report.clusters.filter((c) => c.error).map((c) => ({ cluster: c.name, error: c.error })),
+      });
+    } else {
+      writeOut(
+        `[${
+          at.slice(11, 19)
+        }] round ${round}: ${report.summary.clusters} clusters, ${report.summary.edges} edges — ` +
+          `${s.pass} pass · ${s.warn} warn · ${s.fail} fail · ${s.unknown} unknown (exit ${report.exitCode})\n`,
+      );
+    }
+    for (const t of edgeTransitions(prev, report)) {
+      if (w.output === "jsonl") line({ event: "edge-transition", at, round, ...t });
+      else {
+        writeOut(
+          `  ${t.edge}: ${t.from ?? "new"} → ${t.to ?? "gone"}${
+            t.firstBroken ? ` (${t.firstBroken})` : ""
+          }\n`,
+        );
+      }
+    }
+    prev = report;
+    if (w.until && roundMeets(report, w.until)) return end(`until ${w.until}`, 0);
+    if (w.signal.aborted) return end("stopped", report.exitCode);
+    const elapsed = Date.now() - started;
+    if (w.waitMs !== null && elapsed + Math.max(0, w.intervalMs - (Date.now() - t0)) >= w.waitMs) {
+      return end("wait", w.until ? 1 : report.exitCode);
+    }
+    try {
+      await delay(Math.max(0, w.intervalMs - (Date.now() - t0)), { signal: w.signal });
+    } catch {
+      return end("stopped", report.exitCode);
+    }
+  }
 }
 
 function describeSelection(opts: FleetFlags): string {

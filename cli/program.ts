@@ -371,7 +371,19 @@ export function buildProgram(): Command {
       "re-check every --interval: a live dashboard on a terminal, JSON lines (transitions, heartbeats) otherwise",
     ),
     "check",
+    true,
   )
+    .option(
+      "--all-contexts",
+      "fleet rounds: every context of the merged kubeconfig, each round (docs/fleet.md)",
+    )
+    .option(
+      "--contexts <list>",
+      "fleet rounds: these contexts — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
+    .option("--parallel <n>", "fleet rounds: clusters read at once (default 4)")
+    .option("--cluster-timeout <duration>", "fleet rounds: bound of reading one cluster (default 60s)")
     .addOption(peerOption())
     .option("--interval <duration>", "time between the starts of two rounds", RUN_DEFAULTS.roundInterval)
     .addOption(

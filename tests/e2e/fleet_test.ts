@@ -139,7 +139,7 @@ Deno.test("fleet mixed: every class of edge, per-edge diagnosis, unreadable clus
   }
 });
 
-Deno.test("fleet collect: one bundle holds every selected cluster; check --snapshot --all-contexts replays the fleet", async () => {
+Deno.test("fleet collect and watch: one bundle holds every selected cluster, check --snapshot --all-contexts replays it; fleet rounds until a failure", async () => {
   const fleet = await loadFleet("mixed");
   const served = await serveFleet(fleet, FAKE_CLOCK);
   const tmp = await Deno.makeTempDir({ prefix: "ff-fleet-collect-" });
@@ -174,6 +174,33 @@ Deno.test("fleet collect: one bundle holds every selected cluster; check --snaps
     assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].report!.mode, "snapshot");
     assert.equal(doc.edges["rome-4b2a9e→turin-7a1b2c"].class, "asymmetric");
     assert.ok(doc.clusters.find((x) => x.context === null)?.error?.includes("401"));
+    // Fleet rounds on the same clusters: the first round has a failing edge, so --until failure ends it.
+    const w = await runCli([
+      "watch",
+      "--kubeconfig",
+      kc,
+      "--contexts",
+      "rome,milan,turin",
+      "--no-network-probes",
+      "--sample-interval",
+      SAMPLE_INTERVAL,
+      "--interval",
+      "2s",
+      "--until",
+      "failure",
+      "-o",
+      "jsonl",
+    ]);
+    assert.equal(w.code, 0, w.stderr);
+    const events = w.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(events.map((e) => e.event), [
+      "fleet-round",
+      "edge-transition",
+      "edge-transition",
+      "end",
+    ]);
+    assert.equal(events[0].edges["rome-4b2a9e→turin-7a1b2c"], "fail");
+    assert.equal(events.at(-1).reason, "until failure");
   } finally {
     await served.close();
     await Deno.remove(tmp, { recursive: true });
