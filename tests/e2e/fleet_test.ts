@@ -201,6 +201,22 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
     ]);
     assert.equal(events[0].edges["rome-4b2a9e→turin-7a1b2c"], "fail");
     assert.equal(events.at(-1).reason, "until failure");
+    // Nothing could be judged (the only cluster refuses the token): exit 3, the reason per cluster.
+    const none = await runCli([
+      "check",
+      "--kubeconfig",
+      kc,
+      "--contexts",
+      "naples",
+      "--no-network-probes",
+      "-q",
+    ]);
+    assert.equal(none.code, 3, none.stderr);
+    assert.match(none.stderr, /no edge or cluster of the fleet could be judged \(naples: .*401/);
+    // A typo in --contexts is a usage error, not a smaller fleet.
+    const typo = await runCli(["check", "--kubeconfig", kc, "--contexts", "rom"]);
+    assert.equal(typo.code, 3);
+    assert.match(typo.stderr, /no context "rom" in the kubeconfig/);
   } finally {
     await served.close();
     await Deno.remove(tmp, { recursive: true });
