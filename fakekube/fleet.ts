@@ -19,6 +19,8 @@ const FleetClusterSchema = z.strictObject({
   rename: z.record(z.string(), z.string()).default({}),
   /** More contexts reaching this cluster (same server and CA), with their own user entry. */
   extraContexts: z.array(z.string()).default([]),
+  /** Contexts before the cluster's own, reaching it with a token it rejects (401): a stale credential. */
+  refusedContexts: z.array(z.string()).default([]),
   /** The kubeconfig carries a token the server rejects (401). */
   rejectToken: z.boolean().default(false),
   /** Every request is held back this long (a server that never answers). */
@@ -111,6 +113,10 @@ export async function serveFleet(
       };
       const token = c.rejectToken ? "ff-rejected-token" : one.users[0].user.token;
       kc.clusters.push({ name, cluster: one.clusters[0].cluster });
+      for (const ctx of c.refusedContexts) {
+        kc.users.push({ name: ctx, user: { token: "ff-stale-token" } });
+        kc.contexts.push({ name: ctx, context: { cluster: name, user: ctx } });
+      }
       for (const ctx of [name, ...c.extraContexts]) {
         kc.users.push({ name: ctx, user: { token } });
         kc.contexts.push({ name: ctx, context: { cluster: name, user: ctx } });

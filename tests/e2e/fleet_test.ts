@@ -105,12 +105,16 @@ Deno.test("fleet mixed: every class of edge, per-edge diagnosis, unreadable clus
     for (const [name, want] of Object.entries(fleet.expect.contexts)) {
       const c = doc.clusters.find((x) => x.name === name)!;
       assert.deepEqual(c.contexts, want);
-      assert.match(c.chosenBecause ?? "", /first in kubeconfig order/);
+      assert.match(
+        c.chosenBecause ?? "",
+        /rome-old was refused \(.*\(401\)\): used rome, the next context reaching/,
+      );
     }
-    // Nothing read twice: rome is on two edges, and each of its list requests went out once.
+    // Nothing read twice: rome is on two edges, and each of its reads was answered once (rome-old's
+    // refused attempt, answered 401, read nothing).
     for (const name of ["rome", "milan", "bari"]) {
       const gets = served.clusters[name]!.requests.filter((q) =>
-        q.method === "GET" && !q.upgrade && !q.path.includes("/exec")
+        q.method === "GET" && !q.upgrade && !q.path.includes("/exec") && q.status < 400
       )
         .map((q) => `${q.path}?${q.query}`);
       const twice = gets.filter((g, i) => gets.indexOf(g) !== i);
@@ -119,7 +123,7 @@ Deno.test("fleet mixed: every class of edge, per-edge diagnosis, unreadable clus
     // The other formats, from the same document.
     const opts = { color: false, verbose: false, quiet: false };
     const text = renderFleet(doc, "text", opts);
-    assert.match(text.split("\n")[0], /^FLEET {2}8 clusters from 9 contexts \(2 unreadable\) · 5 edges/);
+    assert.match(text.split("\n")[0], /^FLEET {2}8 clusters from 10 contexts \(2 unreadable\) · 5 edges/);
     assert.match(text, /first broken link: TUN-04 on ostia-2b7c9d/);
     const junit = renderFleet(doc, "junit", opts);
     assert.equal(
