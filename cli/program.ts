@@ -234,6 +234,11 @@ export function buildProgram(): Command {
   withProbeOptions(checkWith)
     .action(async (opts) => {
       if (opts.active) {
+        if (opts.allContexts || opts.contexts?.length) {
+          throw new ToolError(
+            "--active cannot be combined with a fleet run (--all-contexts, --contexts): probe one peering",
+          );
+        }
         const { runCheckActive } = await import("./probe_cmd.ts");
         Deno.exitCode = await runCheckActive(opts);
         return;
