@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { parse, stringify } from "yaml";
-import { loadFleet, serveFleet } from "../../fakekube/mod.ts";
+import { loadFleet, serveFleet, startFakeCluster } from "../../fakekube/mod.ts";
+import { healthyHub } from "../../bench/fleet/healthy.ts";
 import { FleetReportSchema } from "../../report/fleet.ts";
 import { renderFleet } from "../../render/fleet.ts";
 import { FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
@@ -223,6 +224,58 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
     assert.match(typo.stderr, /no context "rom" in the kubeconfig/);
   } finally {
     await served.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("fleet healthy hub: a consumer with three providers, every edge paired and passing, exit 0, the hub read once", async () => {
+  const configs = await healthyHub();
+  const servers = await Promise.all(configs.map((c) => startFakeCluster({ ...c, ...FAKE_CLOCK })));
+  const tmp = await Deno.makeTempDir({ prefix: "ff-fleet-hub-" });
+  try {
+    const kc = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [] as unknown[],
+      users: [] as unknown[],
+      contexts: [] as unknown[],
+    };
+    for (const s of servers) {
+      const one = parse(s.kubeconfigYaml()) as Record<string, unknown[]>;
+      kc.clusters.push(...one.clusters);
+      kc.users.push(...one.users);
+      kc.contexts.push(...one.contexts);
+    }
+    const file = `${tmp}/hub.yaml`;
+    await Deno.writeTextFile(file, stringify({ ...kc, "current-context": configs[0].name }));
+    const r = await runCli([
+      "check",
+      "--kubeconfig",
+      file,
+      "--all-contexts",
+      "--no-network-probes",
+      "--sample-interval",
+      SAMPLE_INTERVAL,
+      "-o",
+      "json",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = FleetReportSchema.parse(JSON.parse(r.stdout));
+    const hub = configs[0].name;
+    assert.deepEqual(
+      Object.values(doc.edges).map((e) => [e.consumer, e.class, e.verdict]),
+      configs.slice(1).map(() => [hub, "paired", "pass"]),
+    );
+    assert.deepEqual(doc.clusters.find((c) => c.name === hub)!.edges.length, 3);
+    for (const e of Object.values(doc.edges)) {
+      assert.deepEqual(e.network, { server: e.provider, client: hub });
+      assert.equal(e.report!.summary.fail + e.report!.summary.unknown, 0, e.id);
+    }
+    const gets = servers[0].requests.filter((q) => q.method === "GET" && !q.upgrade && q.status < 400)
+      .map((q) => `${q.path}?${q.query}`);
+    assert.deepEqual(gets.filter((g, i) => gets.indexOf(g) !== i), [], "the hub read twice");
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
     await Deno.remove(tmp, { recursive: true });
   }
 });
