@@ -2,11 +2,10 @@
  * `deno task bench:fleet`: fleet mode at scale — 20 clusters, 40 edges, 50 ms of API latency.
  *
  * Ten consumers, each the scale generator's rome with four providers (bench/scale/generate.ts,
- * 5 nodes, 200 pods), and ten providers, each the base milan: consumer i's first peer is provider
- * i, which records it back (10 paired edges, judged in full dual mode); its three other peers are
- * providers i+1..i+3, which do not (30 asymmetric edges, each still a full one-sided engine run with
- * the other end's view). Every cluster is served by the fake API server with 50 ms added to every
- * response, behind one merged kubeconfig.
+ * 5 nodes, 200 pods), and ten providers, each the base milan serving four consumers
+ * (bench/fleet/healthy.ts providerOf): consumer i's k-th peer is provider i+k, whose tenant for it
+ * matches its view — 40 paired, healthy edges, each judged in full dual mode. Every cluster is
+ * served by the fake API server with 50 ms added to every response, behind one merged kubeconfig.
  *
  * Measured, through the real CLI: each cluster's single run (`check --context X`), then the fleet
  * run (`check --all-contexts`) — wall time against the slowest single run (target: ≤ slowest + 1 s),
@@ -22,8 +21,10 @@ import {
   shiftCertificates,
   shiftTimestamps,
   startFakeCluster,
+  type WireguardState,
 } from "../../fakekube/mod.ts";
 import { generateScaleCluster } from "../scale/generate.ts";
+import { providerOf } from "./healthy.ts";
 import type { K8sObject } from "../../kube/source.ts";
 
 const { values } = parseArgs({
@@ -63,30 +64,30 @@ async function serveFleet(now: Date): Promise<{ clusters: Map<string, FakeCluste
     broken: false,
   });
   const clusters = new Map<string, FakeCluster>();
+  const serve = async (name: string, objects: K8sObject[], wireguard: WireguardState) =>
+    clusters.set(
+      name,
+      await startFakeCluster({
+        name,
+        objects: await shifted(objects, now),
+        wireguard,
+        latencyMs: LATENCY,
+        execClockStepSeconds: 1,
+      }),
+    );
   for (let i = 0; i < PAIRS; i++) {
     const map: Record<string, string> = { "rome-4b2a9e": cons(i) };
     consumer.peers.forEach((p, k) => (map[p] = prov(i + k)));
-    clusters.set(
-      cons(i),
-      await startFakeCluster({
-        name: cons(i),
-        objects: await shifted(renamed(consumer.objects, map), now),
-        wireguard: renamed(consumer.wireguard, map),
-        latencyMs: LATENCY,
-        execClockStepSeconds: 1,
-      }),
-    );
-    const pmap = { "rome-4b2a9e": cons(i), "milan-8d1f03": prov(i) };
-    clusters.set(
-      prov(i),
-      await startFakeCluster({
-        name: prov(i),
-        objects: await shifted(renamed(milan.objects, pmap), now),
-        wireguard: renamed(milan.wireguard, pmap),
-        latencyMs: LATENCY,
-        execClockStepSeconds: 1,
-      }),
-    );
+    await serve(cons(i), renamed(consumer.objects, map), renamed(consumer.wireguard, map));
+  }
+  // Provider j serves every consumer i that has it as its k-th peer, each tenant matching that view.
+  for (let j = 0; j < PAIRS; j++) {
+    const tenants = Array.from({ length: PEERS }, (_, k) => ({
+      consumer: cons((j - k + PAIRS) % PAIRS),
+      swap: consumer.peerSwaps[k],
+    }));
+    const p = providerOf(milan, prov(j), tenants);
+    await serve(prov(j), p.objects, p.wireguard);
   }
   const { parse, stringify } = await import("yaml");
   const kc = {
@@ -210,6 +211,7 @@ try {
       "edges",
       `${doc.summary.edges} (${Object.entries(doc.summary.byClass).map(([k, v]) => `${v} ${k}`).join(", ")})`,
     ],
+    ["verdicts", Object.entries(doc.summary.byVerdict).map(([k, v]) => `${v} ${k}`).join(", ")],
     ["slowest single-cluster run", `${(slowest / 1000).toFixed(2)} s`],
     [
       "fleet run (wall)",
