@@ -114,6 +114,8 @@ interface Run {
   code: number;
   wallMs: number;
   rssKb: number | null;
+  /** User + system CPU seconds of the CLI process. */
+  cpuS: number | null;
   stdout: string;
   stderr: string;
 }
@@ -133,20 +135,30 @@ async function cli(args: string[]): Promise<Run> {
   ];
   const t0 = performance.now();
   const out = await new Deno.Command(timeFile ? TIME : Deno.execPath(), {
-    args: timeFile ? ["-f", "%M", "-o", timeFile, Deno.execPath(), ...argv] : argv,
+    args: timeFile ? ["-f", "%M %U %S", "-o", timeFile, Deno.execPath(), ...argv] : argv,
     env: { NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();
   const wallMs = performance.now() - t0;
   let rssKb: number | null = null;
+  let cpuS: number | null = null;
   if (timeFile) {
-    const m = (await Deno.readTextFile(timeFile)).trim().split("\n").pop()?.match(/^(\d+)$/);
-    rssKb = m ? Number(m[1]) : null;
+    const m = (await Deno.readTextFile(timeFile)).trim().split("\n").pop()?.match(
+      /^(\d+) ([\d.]+) ([\d.]+)$/,
+    );
+    if (m) [rssKb, cpuS] = [Number(m[1]), Number(m[2]) + Number(m[3])];
     await Deno.remove(timeFile);
   }
   const dec = new TextDecoder();
-  return { code: out.code, wallMs, rssKb, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  return {
+    code: out.code,
+    wallMs,
+    rssKb,
+    cpuS,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
 }
 
 const COMMON = ["--no-network-probes", "-o", "json", "--timeout", "5m"];
@@ -170,7 +182,7 @@ try {
       PAIRS * PEERS
     } edges, ${LATENCY} ms latency, --parallel ${PARALLEL}`,
   );
-  const single = new Map<string, { wallMs: number; requests: number; log: string[] }>();
+  const single = new Map<string, { wallMs: number; cpuS: number | null; requests: number; log: string[] }>();
   const logOf = (s: { clusters: Map<string, FakeCluster> }, name: string) =>
     s.clusters.get(name)!.requests.map((q) => `${q.method} ${q.path}?${q.query}`);
   for (const name of names) {
@@ -179,6 +191,7 @@ try {
     if (r.code === 3) throw new Error(`single run of ${name} failed: ${r.stderr}`);
     single.set(name, {
       wallMs: r.wallMs,
+      cpuS: r.cpuS,
       requests: s.clusters.get(name)!.requests.length,
       log: logOf(s, name),
     });
@@ -222,6 +235,14 @@ try {
       mismatched.length
         ? `DIFFER: ${mismatched.map(req).join(", ")}`
         : `equal to each single run (e.g. ${req(cons(0))}, ${req(prov(0))})`,
+    ],
+    [
+      "CLI CPU (user + sys)",
+      fleet.cpuS === null
+        ? "n/a"
+        : `fleet ${fleet.cpuS.toFixed(1)} s; the ${single.size} single runs together ${
+          [...single.values()].reduce((t, x) => t + (x.cpuS ?? 0), 0).toFixed(1)
+        } s`,
     ],
     [
       "fleet peak RSS",
