@@ -14,18 +14,8 @@
  * once; the CLI's own default is 4) and `--latency` are options.
  */
 import { parseArgs } from "node:util";
-import {
-  DEFAULT_REFERENCE_TIME,
-  type FakeCluster,
-  loadBase,
-  shiftCertificates,
-  shiftTimestamps,
-  startFakeCluster,
-  type WireguardState,
-} from "../../fakekube/mod.ts";
-import { generateScaleCluster } from "../scale/generate.ts";
-import { providerOf } from "./healthy.ts";
-import type { K8sObject } from "../../kube/source.ts";
+import { parse, stringify } from "yaml";
+import { clusterNames, cons, type FleetShape, prov } from "./fleet_data.ts";
 
 const { values } = parseArgs({
   options: {
@@ -36,60 +26,46 @@ const { values } = parseArgs({
 });
 const PAIRS = Number(values.pairs), LATENCY = Number(values.latency), PARALLEL = Number(values.parallel);
 const PEERS = 4;
+const SHAPE: FleetShape = { pairs: PAIRS, peers: PEERS };
 const ROOT = new URL("../../", import.meta.url);
 const TIME = "/usr/bin/time";
 
-const cons = (i: number) => `cons${String(i).padStart(2, "0")}-7d8e9f`;
-const prov = (i: number) => `prov${String(i % PAIRS).padStart(2, "0")}-5a1b2c`;
-
-function renamed<T>(v: T, map: Record<string, string>): T {
-  let text = JSON.stringify(v);
-  for (const [from, to] of Object.entries(map)) text = text.split(from).join(to);
-  return JSON.parse(text) as T;
+/** The fleet served by {@link WORKERS} threads, behind one merged kubeconfig. */
+interface Served {
+  names: string[];
+  kubeconfig: string;
+  /** Each cluster's request log so far ("METHOD path?query"). */
+  requests(): Promise<Map<string, string[]>>;
+  close(): Promise<void>;
 }
 
-async function shifted(objects: K8sObject[], now: Date): Promise<K8sObject[]> {
-  const delta = now.getTime() - Date.parse(DEFAULT_REFERENCE_TIME);
-  return await shiftCertificates(shiftTimestamps(objects, delta), delta);
-}
+/** Serving threads (each cluster's fake API server lives on one of them). */
+const WORKERS = 4;
 
-async function serveFleet(now: Date): Promise<{ clusters: Map<string, FakeCluster>; kubeconfig: string }> {
-  const rome = await loadBase("rome");
-  const milan = await loadBase("milan");
-  const consumer = generateScaleCluster(rome, {
-    peers: PEERS,
-    nodes: 5,
-    pods: 200,
-    namespaces: 10,
-    broken: false,
+function ask<T>(w: Worker, msg: unknown, reply: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (e: MessageEvent) => {
+      if (e.data?.type !== reply) return;
+      w.removeEventListener("message", on);
+      resolve(e.data as T);
+    };
+    w.addEventListener("message", on);
+    w.postMessage(msg);
   });
-  const clusters = new Map<string, FakeCluster>();
-  const serve = async (name: string, objects: K8sObject[], wireguard: WireguardState) =>
-    clusters.set(
-      name,
-      await startFakeCluster({
-        name,
-        objects: await shifted(objects, now),
-        wireguard,
-        latencyMs: LATENCY,
-        execClockStepSeconds: 1,
-      }),
-    );
-  for (let i = 0; i < PAIRS; i++) {
-    const map: Record<string, string> = { "rome-4b2a9e": cons(i) };
-    consumer.peers.forEach((p, k) => (map[p] = prov(i + k)));
-    await serve(cons(i), renamed(consumer.objects, map), renamed(consumer.wireguard, map));
-  }
-  // Provider j serves every consumer i that has it as its k-th peer, each tenant matching that view.
-  for (let j = 0; j < PAIRS; j++) {
-    const tenants = Array.from({ length: PEERS }, (_, k) => ({
-      consumer: cons((j - k + PAIRS) % PAIRS),
-      swap: consumer.peerSwaps[k],
-    }));
-    const p = providerOf(milan, prov(j), tenants);
-    await serve(prov(j), p.objects, p.wireguard);
-  }
-  const { parse, stringify } = await import("yaml");
+}
+
+async function serveFleet(now: Date, workers: Worker[]): Promise<Served> {
+  const names = clusterNames(SHAPE);
+  const shares = workers.map((_, w) => names.filter((_, i) => i % workers.length === w));
+  const started = await Promise.all(workers.map((w, i) =>
+    ask<{ kubeconfigs: [string, string][] }>(w, {
+      type: "start",
+      shape: SHAPE,
+      names: shares[i],
+      now: now.toISOString(),
+      latencyMs: LATENCY,
+    }, "started")
+  ));
   const kc = {
     apiVersion: "v1",
     kind: "Config",
@@ -97,17 +73,31 @@ async function serveFleet(now: Date): Promise<{ clusters: Map<string, FakeCluste
     users: [] as unknown[],
     contexts: [] as unknown[],
   };
-  for (const [name, c] of clusters) {
-    const one = parse(c.kubeconfigYaml()) as Record<string, { name: string }[]>;
+  const byName = new Map(started.flatMap((s) => s.kubeconfigs));
+  for (const name of names) {
+    const one = parse(byName.get(name)!) as Record<string, unknown[]>;
     kc.clusters.push(...one.clusters);
     kc.users.push(...one.users);
     kc.contexts.push(...one.contexts);
-    void name;
   }
   const dir = await Deno.makeTempDir({ prefix: "ff-bench-fleet-" });
   const kubeconfig = `${dir}/fleet.yaml`;
   await Deno.writeTextFile(kubeconfig, stringify({ ...kc, "current-context": cons(0) }));
-  return { clusters, kubeconfig };
+  return {
+    names,
+    kubeconfig,
+    requests: async () =>
+      new Map(
+        (await Promise.all(
+          workers.map((w) => ask<{ logs: [string, string[]][] }>(w, { type: "requests" }, "requests")),
+        ))
+          .flatMap((r) => r.logs),
+      ),
+    close: async () => {
+      await Promise.all(workers.map((w) => ask(w, { type: "close" }, "closed")));
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
 }
 
 interface Run {
@@ -165,36 +155,30 @@ const COMMON = ["--no-network-probes", "-o", "json", "--timeout", "5m"];
 
 // Each run gets freshly served clusters: the objects' timestamps are shifted to the moment they are
 // served, and a minute-old Connection reads as stale (TUN-01) — across 21 runs it would be.
-let served: { clusters: Map<string, FakeCluster>; kubeconfig: string } | null = null;
-async function fresh() {
-  if (served) await stop(served);
-  served = await serveFleet(new Date());
+const workers = Array.from(
+  { length: WORKERS },
+  () => new Worker(new URL("./serve_worker.ts", import.meta.url).href, { type: "module" }),
+);
+let served: Served | null = null;
+async function fresh(): Promise<Served> {
+  if (served) await served.close();
+  served = await serveFleet(new Date(), workers);
   return served;
 }
-async function stop(s: { clusters: Map<string, FakeCluster>; kubeconfig: string }) {
-  await Promise.all([...s.clusters.values()].map((c) => c.close()));
-  await Deno.remove(s.kubeconfig.replace(/\/fleet\.yaml$/, ""), { recursive: true });
-}
 try {
-  const names = [...(await fresh()).clusters.keys()];
+  const names = (await fresh()).names;
   console.log(
     `fleet bench: ${names.length} clusters, ${
       PAIRS * PEERS
-    } edges, ${LATENCY} ms latency, --parallel ${PARALLEL}`,
+    } edges, ${LATENCY} ms latency, --parallel ${PARALLEL}, ` +
+      `fake API servers on ${WORKERS} threads`,
   );
-  const single = new Map<string, { wallMs: number; cpuS: number | null; requests: number; log: string[] }>();
-  const logOf = (s: { clusters: Map<string, FakeCluster> }, name: string) =>
-    s.clusters.get(name)!.requests.map((q) => `${q.method} ${q.path}?${q.query}`);
+  const single = new Map<string, { wallMs: number; cpuS: number | null; log: string[] }>();
   for (const name of names) {
     const s = await fresh();
     const r = await cli(["check", "--kubeconfig", s.kubeconfig, "--context", name, ...COMMON]);
     if (r.code === 3) throw new Error(`single run of ${name} failed: ${r.stderr}`);
-    single.set(name, {
-      wallMs: r.wallMs,
-      cpuS: r.cpuS,
-      requests: s.clusters.get(name)!.requests.length,
-      log: logOf(s, name),
-    });
+    single.set(name, { wallMs: r.wallMs, cpuS: r.cpuS, log: (await s.requests()).get(name)! });
   }
   const s = await fresh();
   const fleet = await cli([
@@ -211,14 +195,10 @@ try {
   if (Deno.env.get("FLEET_BENCH_DUMP")) {
     await Deno.writeTextFile(Deno.env.get("FLEET_BENCH_DUMP")!, fleet.stdout);
   }
-  const clusters = s.clusters;
-  const before = new Map(names.map((n) => [n, 0]));
-  const slowest = Math.max(...[...single.values()].map((s) => s.wallMs));
-  const mismatched = [...clusters.keys()].filter((n) =>
-    clusters.get(n)!.requests.length - before.get(n)! !== single.get(n)!.requests
-  );
-  const req = (n: string) =>
-    `${n} ${single.get(n)!.requests}→${clusters.get(n)!.requests.length - before.get(n)!}`;
+  const logs = await s.requests();
+  const slowest = Math.max(...[...single.values()].map((x) => x.wallMs));
+  const mismatched = names.filter((n) => logs.get(n)!.length !== single.get(n)!.log.length);
+  const req = (n: string) => `${n} ${single.get(n)!.log.length}→${logs.get(n)!.length}`;
   const rows: [string, string][] = [
     [
       "edges",
@@ -234,7 +214,7 @@ try {
       "requests per cluster",
       mismatched.length
         ? `DIFFER: ${mismatched.map(req).join(", ")}`
-        : `equal to each single run (e.g. ${req(cons(0))}, ${req(prov(0))})`,
+        : `equal to each single run (e.g. ${req(cons(0))}, ${req(prov(SHAPE, 0))})`,
     ],
     [
       "CLI CPU (user + sys)",
@@ -253,7 +233,7 @@ try {
   ];
   for (const [k, v] of rows) console.log(`  ${k.padEnd(28)} ${v}`);
   for (const n of mismatched.slice(0, 2)) {
-    const a = single.get(n)!.log, b = logOf(s, n);
+    const a = single.get(n)!.log, b = logs.get(n)!;
     const extra = b.filter((x) => b.filter((y) => y === x).length > a.filter((y) => y === x).length);
     console.log(`  ${n}: requests only the fleet run made more of: ${[...new Set(extra)].join(" | ")}`);
   }
@@ -261,5 +241,6 @@ try {
   console.log(ok ? "targets met" : "TARGETS MISSED");
   Deno.exitCode = ok ? 0 : 1;
 } finally {
-  if (served) await stop(served);
+  await (served as Served | null)?.close();
+  for (const w of workers) w.terminate();
 }
