@@ -14,6 +14,7 @@
  * once; the CLI's own default is 4) and `--latency` are options.
  */
 import { parseArgs } from "node:util";
+import process from "node:process";
 import { parse, stringify } from "yaml";
 import { clusterNames, cons, type FleetShape, prov } from "./fleet_data.ts";
 
@@ -41,6 +42,12 @@ interface Served {
 
 /** Serving threads (each cluster's fake API server lives on one of them). */
 const WORKERS = 4;
+
+/** CPU seconds (user + system) this process — the fake API servers' threads — has used so far. */
+function serverCpuS(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
 
 function ask<T>(w: Worker, msg: unknown, reply: string): Promise<T> {
   return new Promise((resolve) => {
@@ -174,13 +181,17 @@ try {
       `fake API servers on ${WORKERS} threads`,
   );
   const single = new Map<string, { wallMs: number; cpuS: number | null; log: string[] }>();
+  let singleServerCpu = 0;
   for (const name of names) {
     const s = await fresh();
+    const c0 = serverCpuS();
     const r = await cli(["check", "--kubeconfig", s.kubeconfig, "--context", name, ...COMMON]);
+    singleServerCpu += serverCpuS() - c0;
     if (r.code === 3) throw new Error(`single run of ${name} failed: ${r.stderr}`);
     single.set(name, { wallMs: r.wallMs, cpuS: r.cpuS, log: (await s.requests()).get(name)! });
   }
   const s = await fresh();
+  const f0 = serverCpuS();
   const fleet = await cli([
     "check",
     "--kubeconfig",
@@ -190,6 +201,7 @@ try {
     String(PARALLEL),
     ...COMMON,
   ]);
+  const fleetServerCpu = serverCpuS() - f0;
   if (fleet.code === 3) throw new Error(`fleet run failed: ${fleet.stderr}`);
   const doc = JSON.parse(fleet.stdout);
   if (Deno.env.get("FLEET_BENCH_DUMP")) {
@@ -223,6 +235,12 @@ try {
         : `fleet ${fleet.cpuS.toFixed(1)} s; the ${single.size} single runs together ${
           [...single.values()].reduce((t, x) => t + (x.cpuS ?? 0), 0).toFixed(1)
         } s`,
+    ],
+    [
+      "fake API servers' CPU",
+      `during the fleet run ${fleetServerCpu.toFixed(1)} s; during the single runs together ${
+        singleServerCpu.toFixed(1)
+      } s`,
     ],
     [
       "fleet peak RSS",
