@@ -47,6 +47,12 @@ export interface EngineInput {
   remote?: { view: ClusterView | null; peers: readonly PeerView[]; unavailable?: string } | null;
   /** Dual mode: local peer ID → pairing. */
   pairs?: ReadonlyMap<string, PeerPair>;
+  /**
+   * Single mode only: why there is no other end to correlate with, when it is not that no remote
+   * was named (fleet mode: the peer is in no context of the kubeconfig). The dual checks are then
+   * skipped `not-applicable` with this reason instead of `needs-remote`.
+   */
+  noRemoteReason?: string;
   probes: ProbeHub;
   options: RunOptions;
   /** Called as each result arrives (live checklist). */
@@ -228,7 +234,7 @@ function expand(input: EngineInput): Instance[] {
     const remote = input.remote?.view ?? null;
     const label = remote ? `${local.name} ↔ ${remote.name}` : local.name;
     const common = { ...base, cluster: local, clusterLabel: label, clusterRank: 0, remote };
-    const skipReason = input.remote ? undefined : NEEDS_REMOTE;
+    const skipReason = input.remote ? undefined : input.noRemoteReason ?? NEEDS_REMOTE;
     const unknownReason = input.remote && (!remote || input.remote.unavailable)
       ? input.remote.unavailable ?? "remote cluster unavailable"
       : undefined;

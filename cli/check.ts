@@ -23,6 +23,8 @@ import { didYouMean } from "./suggest.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, RUN_DEFAULTS } from "./defaults.ts";
 import { type ClusterFlags, type OpenSources, openSources as openClusterSources } from "../diagnose/open.ts";
 
+import type { FleetFlags } from "./fleet_cmd.ts";
+
 export type { ClusterFlags, OpenSources } from "../diagnose/open.ts";
 
 /** Options of the check command, as parsed by commander. */
@@ -229,11 +231,28 @@ export function openSources(opts: ClusterFlags, requestTimeoutMs: number): Promi
 }
 
 /** Runs the check command; returns the exit code. */
-export async function runCheckCommand(opts: CheckCommandOptions): Promise<number> {
+export async function runCheckCommand(opts: CheckCommandOptions & FleetFlags): Promise<number> {
+  const { isFleet, checkFleetFlags, runFleetCommand } = await import("./fleet_cmd.ts");
+  const fleet = isFleet(opts);
+  checkFleetFlags(opts as CheckCommandOptions & FleetFlags & Record<string, unknown>, fleet);
   const options = runOptionsFrom(opts);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   const selection = await selectionFrom(opts);
   const catalog = selection.catalog;
+  if (fleet) {
+    return await runFleetCommand(opts, {
+      options,
+      requestTimeoutMs,
+      runTimeoutMs,
+      timeout: opts.timeout,
+      ...(catalog ? { catalog } : {}),
+      format: opts.output,
+      ...(opts.outputFile ? { outputFile: opts.outputFile } : {}),
+      color: opts.color,
+      verbose: opts.verbose,
+      quiet: opts.quiet,
+    });
+  }
   preloadRunModules();
   if (opts.probes?.length) throw new ToolError("--probes selects the probes of --active: add --active");
   if (opts.outputFile && opts.outputFile !== "-") {

@@ -15,7 +15,11 @@ import type { KubeConfig } from "../kube/kubeconfig.ts";
 
 /** Options of the collect command, as parsed by commander. */
 export interface CollectCommandOptions {
+  /** `--kubeconfig`, repeated values joined by a newline (a fleet capture merges them). */
   kubeconfig?: string;
+  /** Fleet capture: every context, or those `--contexts` selects, into one bundle. */
+  allContexts?: boolean;
+  contexts?: string[];
   context?: string;
   remoteKubeconfig?: string;
   remoteContext?: string;
@@ -229,7 +233,9 @@ async function capture(
           ? `; not captured: ${refused.slice(0, 6).join(", ")}${refused.length > 6 ? ", …" : ""}`
           : "") +
         `\n  ${scrubbedLine(bundle.manifest.scrubbed)}` +
-        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}`,
+        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}${
+          bundle.manifest.clusters.length > 2 ? " --all-contexts" : ""
+        }`,
     );
     return 0;
   } finally {
@@ -240,7 +246,14 @@ async function capture(
 /** The clusters a live capture reads: the kubeconfig flags of `collect` (and of `diff`'s live side). */
 export type LiveCaptureFlags = Pick<
   CollectCommandOptions,
-  "kubeconfig" | "context" | "remoteKubeconfig" | "remoteContext" | "peer" | "redactIps"
+  | "kubeconfig"
+  | "context"
+  | "remoteKubeconfig"
+  | "remoteContext"
+  | "peer"
+  | "redactIps"
+  | "allContexts"
+  | "contexts"
 >;
 
 /**
@@ -260,13 +273,35 @@ export async function captureLive(
     import("../diagnose/run.ts"),
     import("../checks/catalog.ts"),
   ]);
-  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
-  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
-  const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
+  const { isFleet, checkFleetFlags } = await import("./fleet_cmd.ts");
+  const fleet = isFleet(opts);
+  checkFleetFlags(opts as LiveCaptureFlags & Record<string, unknown>, fleet);
+  const targets: CollectTarget[] = [];
   onExpiry(async () => {
     for (const t of targets) await t.source?.close();
   });
-  const secrets = [...local.secrets];
+  const secrets: string[] = [];
+  const collect = () =>
+    collectBundle(targets, {
+      kinds: kindsFor(PASSIVE_CHECKS),
+      sampleIntervalMs,
+      redactIps: opts.redactIps === true,
+      peers: opts.peer,
+      knownSecrets: secrets,
+      onProgress,
+    });
+  if (fleet) {
+    try {
+      await openFleetTargets(opts, timeoutMs, targets, secrets);
+      return await collect();
+    } finally {
+      for (const t of targets) await t.source?.close();
+    }
+  }
+  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
+  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
+  targets.push({ role: "local", source: local.source, reader: local.reader });
+  secrets.push(...local.secrets);
   const leaveOut = (err: ToolError): void => {
     const error = `remote cluster unavailable: ${err.message}`;
     console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
@@ -292,15 +327,6 @@ export async function captureLive(
   }
 
   try {
-    const collect = () =>
-      collectBundle(targets, {
-        kinds: kindsFor(PASSIVE_CHECKS),
-        sampleIntervalMs,
-        redactIps: opts.redactIps === true,
-        peers: opts.peer,
-        knownSecrets: secrets,
-        onProgress,
-      });
     const bundle = await collect().catch(async (err) => {
       const rejected = remoteRejected as ToolError | null;
       if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
@@ -314,5 +340,71 @@ export async function captureLive(
   } finally {
     // Closing a source closes the client its reader shares.
     for (const t of targets) await t.source?.close();
+  }
+}
+
+/**
+ * A fleet bundle: one cluster per API server + CA among the selected contexts (multicluster/
+ * load.ts groups them), each under a folder named after its context; the first is the bundle's
+ * `local` (a reader that knows one or two clusters opens it and the next), the others `remote`. A
+ * cluster that cannot be opened is recorded with its reason and never stops the others.
+ */
+async function openFleetTargets(
+  opts: LiveCaptureFlags,
+  timeoutMs: number,
+  targets: CollectTarget[],
+  secrets: string[],
+): Promise<void> {
+  const [{ selectedContexts }, { groupByEndpoint }, { kubeconfigList }] = await Promise.all([
+    import("../multicluster/run.ts"),
+    import("../multicluster/load.ts"),
+    import("./fleet_cmd.ts"),
+  ]);
+  const kubeconfigs = kubeconfigList(opts.kubeconfig);
+  const contexts = await selectedContexts({
+    kubeconfigs,
+    selection: { all: opts.allContexts === true, patterns: opts.contexts ?? [] },
+  });
+  const used = new Set<string>();
+  const folder = (ctx: string) => {
+    const base = ctx.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "cluster";
+    let name = base;
+    for (let i = 2; used.has(name) || name === "local" || name === "remote"; i++) name = `${base}-${i}`;
+    used.add(name);
+    return name;
+  };
+  for (const g of groupByEndpoint(contexts)) {
+    const ctx = g.contexts[0];
+    const role = targets.some((t) => t.role === "local" && t.source) ? "remote" as const : "local" as const;
+    try {
+      const { openLiveCluster } = await import("../kube/live/source.ts");
+      const c = await openLiveCluster({
+        ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+        ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+        context: ctx.name,
+        requestTimeoutMs: timeoutMs,
+      });
+      try {
+        await c.source.probeReachable();
+      } catch (err) {
+        await c.source.close();
+        throw err;
+      }
+      targets.push({ role, name: folder(ctx.name), source: c.source, reader: c.reader });
+      secrets.push(...kubeconfigSecrets(c.client.kc));
+    } catch (err) {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+      console.error(`flyingfish: ${ctx.name}: ${err.message} — left out of the bundle`);
+      targets.push({
+        role: "remote",
+        name: folder(ctx.name),
+        source: null,
+        reader: null,
+        error: err.message,
+      });
+    }
+  }
+  if (!targets.some((t) => t.source)) {
+    throw new ToolError("no selected context could be reached: nothing to collect");
   }
 }

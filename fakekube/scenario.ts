@@ -219,6 +219,11 @@ export function preflightScenariosRoot(): URL {
   return new URL("preflight/", testdata);
 }
 
+/** testdata/fleet/: the fleets (fakekube/fleet.ts). */
+export function fleetRoot(): URL {
+  return new URL("fleet/", testdata);
+}
+
 /** testdata/base/: the base example clusters. */
 export function baseRoot(): URL {
   return new URL("base/", testdata);

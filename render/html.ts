@@ -336,6 +336,15 @@ svg .caption{fill:var(--muted);font-size:11px}
 pre{white-space:pre-wrap;overflow:visible;overflow-wrap:anywhere}}
 `;
 
+/** The report's stylesheet, for documents that embed its parts (render/fleet_html.ts). */
+export const REPORT_CSS: string = CSS;
+
+/** The first peering's data path of a report as an inline SVG (fleet mode draws one per edge). */
+export function firstDataPathSvg(report: Report, id: string): string {
+  const p = dataPaths(report)[0];
+  return svgPath(dataPath(report, p.to, p.from), id, p.from, p.to ?? "remote");
+}
+
 /** Renders the self-contained HTML report. */
 export function renderHtml(report: Report): string {
   const s = report.summary;

@@ -24,6 +24,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["collect/"],
   ["diagnose/"],
   ["diff/"],
+  ["multicluster/"],
   ["watch/"],
   ["render/"],
   ["serve/"],
