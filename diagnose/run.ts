@@ -3,7 +3,7 @@
  * each peering in dual mode, start the WireGuard sampling early, run the engine, and assemble the
  * report document.
  */
-import { liqoVersionOf } from "../liqo/lookups.ts";
+import { liqoInstallationUnreadable, liqoVersionOf } from "../liqo/lookups.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
@@ -173,6 +173,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     liqoVersion: liqoVersionOf(v.inv),
     serverVersion: (i === 0 ? localServer : reachedRemote.ok ? reachedRemote.version : null)?.gitVersion ??
       null,
+    ...unreadableInstallation(v),
   }));
   if (req.remote && !remote && !sameCluster) {
     clusters.push({
@@ -232,4 +233,10 @@ function peerInfo(view: ClusterView, p: PeerView): PeerInfo {
     role: String(p.foreignCluster.status?.role ?? "Unknown"),
     tenantNamespace: p.tenantNamespace,
   };
+}
+
+/** `liqoUnreadable` of a cluster whose Liqo installation could not be looked for (else nothing). */
+function unreadableInstallation(v: ClusterView): Pick<ClusterInfo, "liqoUnreadable"> {
+  const why = liqoInstallationUnreadable(v.inv);
+  return why === null ? {} : { liqoUnreadable: why };
 }

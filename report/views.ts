@@ -57,8 +57,8 @@ export function runTables(report: Pick<Report, "clusters" | "peers">): DumpTable
       c.context,
       c.server,
       c.serverVersion ?? "—",
-      c.liqoVersion ?? "—",
-      c.liqoNamespace ?? "—",
+      c.liqoVersion ?? (c.liqoUnreadable ? "unknown" : "—"),
+      c.liqoNamespace ?? (c.liqoUnreadable ? "unknown" : "—"),
     ]),
   }];
   if (report.peers.length) {
