@@ -12,7 +12,7 @@ import { type FaultRule, loadScenario, type ServedScenario, serveScenario } from
 import type { RetryPolicy } from "../../kube/http.ts";
 import { type KindId, KINDS, type KindSpec, listPath, type ListScope } from "../../kube/kinds.ts";
 import { createLiveSource, type LiveClusterSource } from "../../kube/live/source.ts";
-import type { ClusterSource, DiscoveryOutcome, ListOutcome } from "../../kube/source.ts";
+import type { ClusterSource, DiscoveryOutcome, ExecOutcome, ListOutcome } from "../../kube/source.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import { createProbeHub } from "../../probes/live_hub.ts";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
@@ -86,12 +86,21 @@ export async function openLiveScenario(
   };
 }
 
+const execKey = (ns: string, pod: string, container: string, command: readonly string[]): string =>
+  JSON.stringify([ns, pod, container, command]);
+
 const specKey = (spec: KindSpec, scope?: ListScope): string =>
   `${spec.group}/${spec.version}/${spec.plural} ${JSON.stringify(scope ?? {})}`;
 
-/** Clean list and discovery answers of one source, replayed for every kind but the faulted one. */
+/**
+ * Clean list, discovery and exec answers of one source, replayed for every kind but the faulted one.
+ * Exec answers are replayed in the order the clean run got them, per (pod, container, command): the
+ * fake servers' WireGuard counters step per exec call, so the replay shows each run the same two
+ * samples; an exec the clean run never made goes live.
+ */
 export class Replay {
   readonly #lists = new Map<string, ListOutcome>();
+  readonly #execs = new Map<string, ExecOutcome[]>();
   #discovery: DiscoveryOutcome | null = null;
 
   /** Creates the replay of `live` (record it with {@link Replay.record} first). */
@@ -101,6 +110,12 @@ export class Replay {
   record(): ClusterSource {
     return {
       ...this.#base(),
+      exec: async (ns, pod, container, command) => {
+        const out = await this.live.exec(ns, pod, container, command);
+        const key = execKey(ns, pod, container, command);
+        this.#execs.set(key, [...this.#execs.get(key) ?? [], structuredClone(out)]);
+        return out;
+      },
       list: async (spec, scope) => {
         const out = await this.live.list(spec, scope);
         this.#lists.set(specKey(spec, scope), structuredClone(out));
@@ -117,8 +132,16 @@ export class Replay {
   /** A source that lists `faulted` live (and any kind it never recorded) and replays the rest. */
   faulting(faulted: KindId | null): ClusterSource {
     const live = faulted === null ? null : specKey(KINDS[faulted]);
+    const calls = new Map<string, number>();
     return {
       ...this.#base(),
+      exec: (ns, pod, container, command) => {
+        const key = execKey(ns, pod, container, command);
+        const n = calls.get(key) ?? 0;
+        calls.set(key, n + 1);
+        const rec = this.#execs.get(key)?.[n];
+        return rec ? Promise.resolve(structuredClone(rec)) : this.live.exec(ns, pod, container, command);
+      },
       list: (spec, scope) => {
         const rec = this.#lists.get(specKey(spec, scope));
         return specKey(spec) === live || !rec
