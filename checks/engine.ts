@@ -142,11 +142,10 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   if (problems.length) throw new Error(`invalid check catalog: ${problems.join("; ")}`);
   const instances = expand(input);
   const index = new Map(instances.map((i) => [key(i.def.id, i.clusterLabel, i.peerLabel), i]));
-  const byId = new Map<string, Instance[]>();
-  for (const inst of instances) byId.set(inst.def.id, [...byId.get(inst.def.id) ?? [], inst]);
+  const places = placesOf(instances);
   for (const inst of instances) {
     inst.deps = resolveDeps(inst, input, index);
-    inst.inputs = resolveInputs(inst, byId);
+    inst.inputs = resolveInputs(inst, places);
   }
   const signal = input.signal ?? new AbortController().signal;
   // Active checks start when every passive instance that does not wait for them is done.
@@ -284,21 +283,48 @@ function resolveDeps(inst: Instance, input: EngineInput, index: Map<string, Inst
   return deps;
 }
 
+/** The run's instances by check ID, by check ID and cluster, and by check ID, cluster and peer (in run order). */
+interface Places {
+  byId: ReadonlyMap<string, readonly Instance[]>;
+  byCluster: ReadonlyMap<string, readonly Instance[]>;
+  byPeer: ReadonlyMap<string, readonly Instance[]>;
+}
+
+function placesOf(instances: readonly Instance[]): Places {
+  const byId = new Map<string, Instance[]>(), byCluster = new Map<string, Instance[]>();
+  const byPeer = new Map<string, Instance[]>();
+  const add = (m: Map<string, Instance[]>, k: string, i: Instance) => {
+    const list = m.get(k);
+    if (list) list.push(i);
+    else m.set(k, [i]);
+  };
+  for (const i of instances) {
+    add(byId, i.def.id, i);
+    add(byCluster, `${i.def.id}@${i.clusterLabel}`, i);
+    add(byPeer, key(i.def.id, i.clusterLabel, i.peerLabel), i);
+  }
+  return { byId, byCluster, byPeer };
+}
+
 /**
  * The instances of the checks `inst` takes as inputs: run-wide ones (active checks), or on its
- * cluster — the same peer's when both are per-peer. `byId` indexes the run's instances by check ID,
- * so a run with thousands of peers does not scan every instance for every instance.
+ * cluster — the same peer's when both are per-peer. Looked up in {@link Places}, so a run with
+ * thousands of peers does not scan every instance of a check for every instance.
  */
-function resolveInputs(inst: Instance, byId: ReadonlyMap<string, readonly Instance[]>): Instance[] {
+function resolveInputs(inst: Instance, places: Places): Instance[] {
   const ids = inst.def.inputs ?? [];
   if (ids.length === 0) return [];
-  return ids.flatMap((id) =>
-    (byId.get(id) ?? []).filter((i) =>
-      i.def.active !== undefined ||
-      (i.clusterLabel === inst.clusterLabel &&
-        (!i.def.perPeer || !inst.def.perPeer || i.peerLabel === inst.peerLabel))
-    )
-  );
+  return ids.flatMap((id) => {
+    const all = places.byId.get(id) ?? [];
+    // Every instance of a check shares its definition: active (run-wide), per-peer or not.
+    const def = all[0]?.def;
+    if (!def) return [];
+    if (def.active !== undefined) return [...all];
+    if (def.perPeer && inst.def.perPeer) {
+      return [...places.byPeer.get(key(id, inst.clusterLabel, inst.peerLabel)) ?? []];
+    }
+    return [...places.byCluster.get(`${id}@${inst.clusterLabel}`) ?? []];
+  });
 }
 
 /** Facts of finished instances, for the checks that take them as inputs. */
