@@ -14,6 +14,7 @@ import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { within } from "../time.ts";
+import { HeapBound } from "../heap.ts";
 import { ReadLog, watchedPeer, watchedView } from "./_watched.ts";
 import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
@@ -148,12 +149,13 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
     inst.inputs = resolveInputs(inst, places);
   }
   const signal = input.signal ?? new AbortController().signal;
+  const run: Run = { input, signal, pacer: new Pacer(), heap: new HeapBound() };
   // Active checks start when every passive instance that does not wait for them is done.
   const waits = new Map<Instance, boolean>();
   const front = instances.filter((i) => !waitsForActive(i, waits));
-  const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, input, signal)));
+  const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, run)));
   for (const inst of instances) if (inst.def.active) inst.gate = passiveDone;
-  const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
+  const results = await Promise.all(instances.map((i) => schedule(i, run)));
   const instanceOf = new Map(results.map((r, i) => [r, instances[i]]));
   results.sort((a, b) => compare(a, b, (r) => instanceOf.get(r)));
   return { results, diagnosis: diagnosisOf(results, input.catalog), exitCode: exitCodeOf(results) };
@@ -327,20 +329,61 @@ function resolveInputs(inst: Instance, places: Places): Instance[] {
   });
 }
 
+/** What every instance of one run shares. */
+interface Run {
+  input: EngineInput;
+  signal: AbortSignal;
+  pacer: Pacer;
+  heap: HeapBound;
+}
+
+/** Instances started between two turns of the event loop (see {@link Pacer}). */
+const STARTS_PER_TURN = 500;
+
+/**
+ * Lets a bounded number of instances start per turn of the event loop. Without it a run over
+ * thousands of peers starts every ready instance in one go — each with its context, watched views
+ * and timeout — and holds them all at once; paced, the ones that finish at once (most do) are gone
+ * before the next batch starts. Instances waiting on I/O are not held back: only starts are paced.
+ */
+class Pacer {
+  #started = 0;
+  #turn: Promise<void> | null = null;
+
+  /** Resolves when this instance may start. */
+  async next(): Promise<void> {
+    while (this.#started >= STARTS_PER_TURN) {
+      this.#turn ??= new Promise((resolve) =>
+        setTimeout(() => {
+          this.#started = 0;
+          this.#turn = null;
+          resolve();
+        }, 0)
+      );
+      await this.#turn;
+    }
+    this.#started++;
+  }
+}
+
 /** Facts of finished instances, for the checks that take them as inputs. */
 const FACTS = new WeakMap<CheckResult, InputResult["facts"]>();
 
-function schedule(inst: Instance, input: EngineInput, signal: AbortSignal): Promise<CheckResult> {
+function schedule(inst: Instance, run: Run): Promise<CheckResult> {
   if (!inst.promise) {
     inst.promise = (async () => {
       await inst.gate?.();
       const [depResults] = await Promise.all([
-        Promise.all(inst.deps.map((d) => schedule(d, input, signal))),
-        Promise.all(inst.inputs.map((d) => schedule(d, input, signal))),
+        Promise.all(inst.deps.map((d) => schedule(d, run))),
+        Promise.all(inst.inputs.map((d) => schedule(d, run))),
       ]);
-      const result = await runInstance(inst, depResults, input, signal);
+      // Active checks are a handful per run, and bound their own time: never held back.
+      if (!inst.def.active) await run.pacer.next();
+      const result = await runInstance(inst, depResults, run.input, run.signal);
       inst.settled = result;
-      input.onResult?.(result);
+      // The run's garbage (promises, contexts, watched views of finished instances) goes as it goes.
+      run.heap.tick();
+      run.input.onResult?.(result);
       return result;
     })();
   }

@@ -387,6 +387,9 @@ export const ReportSchema: z.ZodType<Report> = reportObject;
 /** Top-level keys of the report, in schema (output) order. */
 export const REPORT_KEYS: readonly string[] = Object.keys(reportObject.shape);
 
+/** The schema of each top-level key (report/views.ts puts the report in order piece by piece). */
+export const REPORT_SHAPE: Readonly<Record<string, z.ZodType>> = reportObject.shape;
+
 // Compile-time guard: the zod schema and the hand-written Report interface stay in step.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _reportShapeMatches: Same<z.infer<typeof reportObject>, Report> = true;
