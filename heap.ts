@@ -57,3 +57,13 @@ export class HeapBound {
     return true;
   }
 }
+
+let shared: HeapBound | null = null;
+
+/**
+ * The process's one bound, created on first use: the engine ticks it per result, a run checks it
+ * between its phases (sections, the report's assembly), the JSON output per written batch.
+ */
+export function heapBound(): HeapBound {
+  return shared ??= new HeapBound();
+}

@@ -14,7 +14,7 @@ import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { within } from "../time.ts";
-import { HeapBound } from "../heap.ts";
+import { type HeapBound, heapBound } from "../heap.ts";
 import { ReadLog, watchedPeer, watchedView } from "./_watched.ts";
 import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
@@ -149,13 +149,20 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
     inst.inputs = resolveInputs(inst, places);
   }
   const signal = input.signal ?? new AbortController().signal;
-  const run: Run = { input, signal, pacer: new Pacer(), heap: new HeapBound() };
+  const run: Run = { input, signal, pacer: new Pacer(), heap: heapBound() };
   // Active checks start when every passive instance that does not wait for them is done.
   const waits = new Map<Instance, boolean>();
   const front = instances.filter((i) => !waitsForActive(i, waits));
   const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, run)));
   for (const inst of instances) if (inst.def.active) inst.gate = passiveDone;
-  const results = await Promise.all(instances.map((i) => schedule(i, run)));
+  // Scheduled a batch per turn of the event loop, like the starts (see Pacer): a run over thousands
+  // of peers does not hold a waiting frame for every instance at once.
+  const scheduled: Promise<CheckResult>[] = [];
+  for (const [n, i] of instances.entries()) {
+    scheduled.push(schedule(i, run));
+    if (n % STARTS_PER_TURN === STARTS_PER_TURN - 1) await nextTurn();
+  }
+  const results = await Promise.all(scheduled);
   const instanceOf = new Map(results.map((r, i) => [r, instances[i]]));
   results.sort((a, b) => compare(a, b, (r) => instanceOf.get(r)));
   return { results, diagnosis: diagnosisOf(results, input.catalog), exitCode: exitCodeOf(results) };
@@ -340,6 +347,11 @@ interface Run {
 /** Instances started between two turns of the event loop (see {@link Pacer}). */
 const STARTS_PER_TURN = 500;
 
+/** The next turn of the event loop: what the microtasks queued so far have finished by then. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /**
  * Lets a bounded number of instances start per turn of the event loop. Without it a run over
  * thousands of peers starts every ready instance in one go — each with its context, watched views
@@ -353,13 +365,10 @@ class Pacer {
   /** Resolves when this instance may start. */
   async next(): Promise<void> {
     while (this.#started >= STARTS_PER_TURN) {
-      this.#turn ??= new Promise((resolve) =>
-        setTimeout(() => {
-          this.#started = 0;
-          this.#turn = null;
-          resolve();
-        }, 0)
-      );
+      this.#turn ??= nextTurn().then(() => {
+        this.#started = 0;
+        this.#turn = null;
+      });
       await this.#turn;
     }
     this.#started++;

@@ -399,8 +399,8 @@ export async function diagnoseAndPrint(
       writeErr(`flyingfish: wrote ${opts.output} report to ${file}\n`);
     } else {
       // The pieces' garbage (each element put in order, then printed) is collected as it goes.
-      const { HeapBound } = await import("../heap.ts");
-      const heap = new HeapBound();
+      const heap = (await import("../heap.ts")).heapBound();
+      heap.check();
       writePieces(jsonChunks(report), (s) => {
         writeOut(s);
         heap.check();

@@ -14,6 +14,7 @@ import { PermissionError, ToolError } from "../errors.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ReadScope } from "../liqo/scopes.ts";
 import { VERSION } from "../version.ts";
+import { heapBound } from "../heap.ts";
 import { buildPeeringDump, PEERING_DUMP_READS } from "../report/peering.ts";
 import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
@@ -206,7 +207,9 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     [],
   );
   const snapshot = req.local.isSnapshot;
-  return assembleReport({
+  // Between phases, what the engine and the sections let go is collected before the report is built.
+  heapBound().check();
+  const report = assembleReport({
     schemaVersion: SCHEMA_VERSION,
     tool: { name: "flyingfish", version: VERSION },
     generatedAt: new Date().toISOString(),
@@ -224,6 +227,8 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
     ...(req.active ? { active: req.active.record() } : {}),
   }, req.invocation ?? null);
+  heapBound().check();
+  return report;
 }
 
 function peerInfo(view: ClusterView, p: PeerView): PeerInfo {
