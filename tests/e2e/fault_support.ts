@@ -93,10 +93,11 @@ const specKey = (spec: KindSpec, scope?: ListScope): string =>
   `${spec.group}/${spec.version}/${spec.plural} ${JSON.stringify(scope ?? {})}`;
 
 /**
- * Clean list, discovery and exec answers of one source, replayed for every kind but the faulted one.
- * Exec answers are replayed in the order the clean run got them, per (pod, container, command): the
- * fake servers' WireGuard counters step per exec call, so the replay shows each run the same two
- * samples; an exec the clean run never made goes live.
+ * Clean list and discovery answers of one source, replayed for every kind but the faulted one; with
+ * `replayExec` (the list-fault matrices) exec answers too, in the order the clean run got them, per
+ * (pod, container, command): the fake servers' WireGuard counters step per exec call, so the replay
+ * shows each run the same two samples; an exec the clean run never made goes live. Without it every
+ * exec goes live (the exec-fault cases fault the exec itself).
  */
 export class Replay {
   readonly #lists = new Map<string, ListOutcome>();
@@ -104,7 +105,7 @@ export class Replay {
   #discovery: DiscoveryOutcome | null = null;
 
   /** Creates the replay of `live` (record it with {@link Replay.record} first). */
-  constructor(readonly live: LiveClusterSource) {}
+  constructor(readonly live: LiveClusterSource, readonly opts: { replayExec?: boolean } = {}) {}
 
   /** A source that records what it reads (use it for the clean run). */
   record(): ClusterSource {
@@ -139,7 +140,7 @@ export class Replay {
         const key = execKey(ns, pod, container, command);
         const n = calls.get(key) ?? 0;
         calls.set(key, n + 1);
-        const rec = this.#execs.get(key)?.[n];
+        const rec = this.opts.replayExec ? this.#execs.get(key)?.[n] : undefined;
         return rec ? Promise.resolve(structuredClone(rec)) : this.live.exec(ns, pod, container, command);
       },
       list: (spec, scope) => {
