@@ -92,6 +92,15 @@ const execKey = (ns: string, pod: string, container: string, command: readonly s
 const specKey = (spec: KindSpec, scope?: ListScope): string =>
   `${spec.group}/${spec.version}/${spec.plural} ${JSON.stringify(scope ?? {})}`;
 
+/** Freezes a recorded answer all the way down (it is handed to every run of the replay). */
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
 /**
  * Clean list and discovery answers of one source, replayed for every kind but the faulted one; with
  * `replayExec` (the list-fault matrices) exec answers too, in the order the clean run got them, per
@@ -119,7 +128,7 @@ export class Replay {
       },
       list: async (spec, scope) => {
         const out = await this.live.list(spec, scope);
-        this.#lists.set(specKey(spec, scope), structuredClone(out));
+        this.#lists.set(specKey(spec, scope), deepFreeze(structuredClone(out)));
         return out;
       },
       discovery: async (groups) => {
@@ -147,7 +156,9 @@ export class Replay {
         const rec = this.#lists.get(specKey(spec, scope));
         return specKey(spec) === live || !rec
           ? this.live.list(spec, scope)
-          : Promise.resolve(structuredClone(rec));
+          // A fresh outer object (the inventory keeps it as its part and may let go of its items) over
+          // the recorded objects, frozen: a run that wrote to them would crash, not leak into the next.
+          : Promise.resolve({ ...rec });
       },
       discovery: (groups) =>
         this.#discovery ? Promise.resolve(structuredClone(this.#discovery)) : this.live.discovery(groups),
