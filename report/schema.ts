@@ -31,7 +31,7 @@ export type ReportDiagnosis = Omit<Diagnosis, "remediation"> & { remediation: Re
 export interface ClusterInfo {
   /** Display name: the Liqo cluster ID when known, else the kubeconfig context. */
   name: string;
-  /** The Liqo cluster ID (null: Liqo not found). */
+  /** The Liqo cluster ID (null: not found, or unreadable). */
   clusterId: string | null;
   /** The kubeconfig context (from a snapshot: the one recorded at capture). */
   context: string;
@@ -39,12 +39,17 @@ export interface ClusterInfo {
   server: string;
   /** `local`: named by --kubeconfig/--context; `remote`: by --remote-kubeconfig/--remote-context. */
   role: "local" | "remote";
-  /** Namespace Liqo runs in (null: not found). */
+  /** Namespace Liqo runs in (null: not found, or unreadable: see liqoUnreadable). */
   liqoNamespace: string | null;
   /** The Liqo version (controller-manager image tag; null: unknown). */
   liqoVersion: string | null;
   /** Kubernetes version the API server reports (`/version` gitVersion); null or absent: unknown. */
   serverVersion?: string | null;
+  /**
+   * Why Liqo's installation could not be read (the Deployments that locate it: kind and status);
+   * absent when it was looked for. With it, a null liqoNamespace means "unknown", not "not installed".
+   */
+  liqoUnreadable?: string;
 }
 
 /** One peer (ForeignCluster) as seen from one cluster. */
@@ -249,6 +254,10 @@ export const ClusterInfoSchema: z.ZodType<ClusterInfo> = z.object({
   serverVersion: z.string().nullable().optional().describe(
     "Kubernetes version the API server reports (/version gitVersion); null or absent: unknown",
   ),
+  liqoUnreadable: z.string().optional().describe(
+    "Why Liqo's installation could not be read (the Deployments that locate it: kind and status); absent " +
+      "when it was looked for. With it, a null liqoNamespace/liqoVersion means unknown, not absent",
+  ),
 });
 
 /** Zod schema of {@link PeerInfo}. */
@@ -394,6 +403,9 @@ export const ReportSchema: z.ZodType<Report> = reportObject;
 
 /** Top-level keys of the report, in schema (output) order. */
 export const REPORT_KEYS: readonly string[] = Object.keys(reportObject.shape);
+
+/** The schema of each top-level key (report/views.ts puts the report in order piece by piece). */
+export const REPORT_SHAPE: Readonly<Record<string, z.ZodType>> = reportObject.shape;
 
 // Compile-time guard: the zod schema and the hand-written Report interface stay in step.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
