@@ -9,7 +9,7 @@ import type { Format } from "../render/render.ts";
 import type { SideCapture } from "../diff/capture.ts";
 import { durationOption, timeoutsFrom } from "./check.ts";
 import { withDeadline } from "./deadline.ts";
-import { useColor, writeErr, writeOut } from "./output.ts";
+import { stdoutIsTty, terminalColumns, useColor, writeErr, writeOut } from "./output.ts";
 
 /** Options of the diff command, as parsed by commander. */
 export interface DiffCommandOptions {
@@ -87,6 +87,8 @@ export async function runDiffCommand(sides: string[], opts: DiffCommandOptions):
   const rendered = renderDiff(doc, opts.output, {
     color: file ? false : useColor(opts.color),
     verbose: opts.verbose,
+    // As check: the terminal's width; a pipe or a file the renderer's own (commands wrap, never cut).
+    width: !file && stdoutIsTty() ? terminalColumns() : undefined,
   });
   if (file) {
     const { writeReportFile } = await import("./report_file.ts");
