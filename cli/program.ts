@@ -408,12 +408,19 @@ export function buildProgram(): Command {
   const diff = withKubeconfigOptions(
     program.command("diff")
       .description(
-        "what changed since it worked: compare two diagnoses (collect bundles, or a bundle and the live cluster) — check results first, then the objects behind them",
+        "what changed since it worked: compare two diagnoses (collect bundles, or a bundle and the live cluster or fleet) — check results first, then the objects behind them",
       )
       .argument("<before>", "a bundle written by `flyingfish collect` (the earlier side)")
       .argument("[after]", "a second bundle; absent: the live cluster the kubeconfig flags name"),
     "check",
+    true,
   )
+    .option("--all-contexts", "live side of a fleet bundle: every context of the merged kubeconfig")
+    .option(
+      "--contexts <list>",
+      "live side of a fleet bundle: these contexts — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
     .addOption(peerOption())
     .addOption(
       formatOption(
