@@ -606,8 +606,15 @@ export function buildProgram(): Command {
   program.command("schema")
     .description("print the JSON Schema of what -o json prints: the report, or the error document (exit 3)")
     .option("--diff", "the schema of `flyingfish diff -o json` instead")
-    .option("--fleet", "the fleet report's schema instead (check --all-contexts -o json)")
+    .option(
+      "--fleet",
+      "the fleet report's schema instead (check --all-contexts -o json); with --diff, a fleet diff's",
+    )
     .action(async (opts) => {
+      if (opts.diff && opts.fleet) {
+        const { fleetDiffJsonSchema } = await import("../report/fleet_diff.ts");
+        return void console.log(JSON.stringify(fleetDiffJsonSchema(), null, 2));
+      }
       if (opts.diff) {
         const { diffJsonSchema } = await import("../report/diff_schema.ts");
         return void console.log(JSON.stringify(diffJsonSchema(), null, 2));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { FleetCluster, FleetEdge, FleetReport } from "../report/fleet.ts";
-import { FleetDiffReportSchema } from "../report/fleet_diff.ts";
+import { fleetDiffJsonSchema, FleetDiffReportSchema } from "../report/fleet_diff.ts";
 import { PASSIVE_CHECKS } from "../checks/catalog.ts";
 import { renderFleetDiff } from "../render/fleet_diff.ts";
 import { FORMATS } from "../render/render.ts";
@@ -119,4 +119,11 @@ Deno.test("diffFleets: edges by their ends (an id that changed is the same edge)
   const same = diffFleets(before, before, PASSIVE_CHECKS, new Date(0));
   assert.equal(same.exitCode, 0);
   assert.ok(same.edges.every((e) => e.change === "kept" && e.changes.length === 0));
+});
+
+Deno.test("the shipped schema/fleet-diff.v1.schema.json is the fleet diff's schema (`flyingfish schema --diff --fleet`)", async () => {
+  const shipped = JSON.parse(
+    await Deno.readTextFile(new URL("../schema/fleet-diff.v1.schema.json", import.meta.url)),
+  );
+  assert.deepEqual(shipped, JSON.parse(JSON.stringify(fleetDiffJsonSchema())), "run `deno task schema`");
 });

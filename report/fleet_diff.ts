@@ -182,3 +182,11 @@ export const FleetDiffReportSchema: z.ZodType<FleetDiffReport> = fleetDiffObject
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _fleetDiffShapeMatches: Same<z.infer<typeof fleetDiffObject>, FleetDiffReport> = true;
 void _fleetDiffShapeMatches;
+
+/** The JSON Schema (draft 2020-12) of the fleet diff document (`flyingfish schema --diff --fleet`). */
+export function fleetDiffJsonSchema(): Record<string, unknown> {
+  return {
+    $id: `https://flyingfish.dev/schema/fleet-diff-v${FLEET_DIFF_SCHEMA_VERSION}.json`,
+    ...z.toJSONSchema(FleetDiffReportSchema, { target: "draft-2020-12" }),
+  };
+}
