@@ -65,6 +65,20 @@ function runSide(side: FleetSide, report: Report, ends: readonly string[]): Side
   return { label: side.label, mode: side.mode, report, clusters, ipsPseudonymised: side.ipsPseudonymised };
 }
 
+/**
+ * `after` with its clusters' roles as `before` has them: an edge judged from the other end now (its
+ * direction changed) still compares each cluster with itself, since diff/ matches by role.
+ */
+export function alignRoles(before: Report, after: Report): Report {
+  const roleBefore = new Map(before.clusters.map((c) => [c.name, c.role]));
+  const flipped = after.clusters.some((c) => roleBefore.has(c.name) && roleBefore.get(c.name) !== c.role);
+  if (!flipped) return after;
+  return {
+    ...after,
+    clusters: after.clusters.map((c) => ({ ...c, role: c.role === "local" ? "remote" : "local" })),
+  };
+}
+
 function edgeState(e: FleetEdge): FleetDiffEdgeState {
   return {
     id: e.id,
@@ -187,7 +201,12 @@ export function diffFleets(
       continue;
     }
     const diff = b.report && a.report
-      ? diffSides(runSide(before, b.report, b.ends), runSide(after, a.report, a.ends), catalog, now)
+      ? diffSides(
+        runSide(before, b.report, b.ends),
+        runSide(after, alignRoles(b.report, a.report), a.ends),
+        catalog,
+        now,
+      )
       : null;
     const { changes, exit } = edgeChanges(b, a, diff);
     edges.push({

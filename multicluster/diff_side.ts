@@ -8,7 +8,7 @@ import { type Manifest, readManifest } from "../kube/bundle.ts";
 import { type OnSkipped, snapshotSource } from "../kube/snapshot.ts";
 import type { CheckDef } from "../checks/types.ts";
 import { createProbeHub } from "../probes/live_hub.ts";
-import { captureOfEntry } from "../diff/capture.ts";
+import { captureOfEntry, type ClusterCapture } from "../diff/capture.ts";
 import { DIFF_RUN_OPTIONS } from "../diff/open.ts";
 import type { FleetSide } from "./diff.ts";
 import { contextOfEntry, snapshotFleet } from "./snapshot.ts";
@@ -58,7 +58,7 @@ export async function fleetSideFromFiles(
       createProbeHub({ sources, networkProbes: false, preciseUdp: false, sampleIntervalMs: 0 }),
     onNotice: opts.onNotice,
   });
-  const captures = new Map<string, ReturnType<typeof captureOfEntry>>();
+  const captures = new Map<string, ClusterCapture>();
   for (const c of report.clusters) {
     const entry = manifest.clusters.find((e) => !e.error && contextOfEntry(e).name === c.context);
     if (entry) captures.set(c.name, captureOfEntry(files, entry, c.name));

@@ -4,7 +4,8 @@ import { fleetDiffJsonSchema, FleetDiffReportSchema } from "../report/fleet_diff
 import { PASSIVE_CHECKS } from "../checks/catalog.ts";
 import { renderFleetDiff } from "../render/fleet_diff.ts";
 import { FORMATS } from "../render/render.ts";
-import { diffFleets, type FleetSide } from "./diff.ts";
+import { alignRoles, diffFleets, type FleetSide } from "./diff.ts";
+import { sampleReport } from "../tests/support/report_fixture.ts";
 
 const cluster = (name: string, error: string | null = null): FleetCluster => ({
   name,
@@ -126,4 +127,16 @@ Deno.test("the shipped schema/fleet-diff.v1.schema.json is the fleet diff's sche
     await Deno.readTextFile(new URL("../schema/fleet-diff.v1.schema.json", import.meta.url)),
   );
   assert.deepEqual(shipped, JSON.parse(JSON.stringify(fleetDiffJsonSchema())), "run `deno task schema`");
+});
+
+Deno.test("alignRoles: an edge judged from its other end now keeps each cluster's role of before", () => {
+  const base = sampleReport();
+  const c = base.clusters[0];
+  const before = { ...base, clusters: [{ ...c, name: "a" }, { ...c, name: "b", role: "remote" as const }] };
+  const after = { ...base, clusters: [{ ...c, name: "b" }, { ...c, name: "a", role: "remote" as const }] };
+  assert.deepEqual(alignRoles(before, after).clusters.map((x) => `${x.name} ${x.role}`), [
+    "b remote",
+    "a local",
+  ]);
+  assert.equal(alignRoles(before, before), before, "unchanged roles: the report itself");
 });
