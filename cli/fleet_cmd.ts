@@ -114,17 +114,11 @@ export async function fleetRunner(
   const kubeconfigs = kubeconfigList(opts.kubeconfig);
   // Offline: the bundle's clusters are the contexts (each its own endpoint: never grouped).
   const bundle = opts.snapshot === undefined ? null : await (async () => {
-    const { openSnapshotClusters } = await import("../kube/snapshot.ts");
-    const all = await openSnapshotClusters(opts.snapshot!);
-    return all.map((c) => ({
-      ...c,
-      context: {
-        name: c.entry.context || c.entry.name,
-        cluster: c.entry.name,
-        server: c.entry.server || null,
-        ca: `snapshot:${c.entry.name}`,
-      },
-    }));
+    const [{ openSnapshotClusters }, { snapshotFleet }] = await Promise.all([
+      import("../kube/snapshot.ts"),
+      import("../multicluster/snapshot.ts"),
+    ]);
+    return snapshotFleet(await openSnapshotClusters(opts.snapshot!));
   })();
   const once = () =>
     runFleet({
@@ -133,20 +127,14 @@ export async function fleetRunner(
       parallel,
       clusterTimeoutMs,
       clusterTimeoutLabel,
-      ...(bundle ? { contexts: bundle.map((b) => b.context) } : {}),
-      open: bundle
-        ? (context) => {
-          const b = bundle.find((x) => x.context.name === context)!;
-          if (!b.source) return Promise.reject(new ToolError(b.entry.error ?? "not captured"));
-          return Promise.resolve(b.source);
-        }
-        : (context) =>
-          createLiveSource({
-            ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
-            ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
-            context,
-            requestTimeoutMs: run.requestTimeoutMs,
-          }),
+      ...(bundle ? { contexts: bundle.contexts } : {}),
+      open: bundle ? bundle.open : (context) =>
+        createLiveSource({
+          ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+          ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+          context,
+          requestTimeoutMs: run.requestTimeoutMs,
+        }),
       options: run.options,
       ...(run.catalog ? { catalog: run.catalog } : {}),
       probes: (sources) =>
