@@ -6,7 +6,11 @@
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
 import { assertExpected, CLI_PERMISSIONS } from "./harness.ts";
-import { ReportSchema } from "../../report/model.ts";
+import type { Report } from "../../report/model.ts";
+import { renderHtml } from "../../render/html.ts";
+import { renderMarkdown } from "../../render/markdown.ts";
+import { renderText } from "../../render/text.ts";
+import { assertAllFormats } from "./formats.ts";
 import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
 
 /** Per scenario: the verdict, and words the liqoctl line must hold (null: no line). */
@@ -36,6 +40,37 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "provider-unreachable": { verdict: "could-not-judge", line: ["--remote-kubeconfig milan.kubeconfig"] },
 };
 
+/**
+ * A preflight report leaves out what speaks of an existing peering — the peering dump, the manual
+ * test cheat sheet, the data-path diagram — and names its clusters as consumer and provider.
+ */
+function assertPreflightSections(report: Report, name: string): void {
+  assert.equal(report.peering, null, `${name}: no peering dump`);
+  assert.deepEqual(report.cheatSheet, [], `${name}: no cheat sheet`);
+  assert.deepEqual(report.incomplete, [], `${name}: no gap of a section it does not build`);
+  const p = report.preflight!;
+  const md = renderMarkdown(report);
+  assert.ok(
+    md.startsWith(`# FlyingFish preflight — ${p.consumer} → ${p.provider}\n`),
+    `${name}: ${md.slice(0, 80)}`,
+  );
+  assert.doesNotMatch(md, /cheat sheet|^## Peering/im, `${name}: Markdown`);
+  const html = renderHtml(report);
+  assert.doesNotMatch(
+    html,
+    /cheat sheet|<h2>Peering<\/h2>|<h2>Data path<\/h2>|id="datapath"/i,
+    `${name}: HTML`,
+  );
+  assert.match(html, /<h1>FlyingFish preflight — /);
+  const text = renderText(report, { color: false, verbose: true, quiet: false });
+  assert.doesNotMatch(text, /CHEAT SHEET|^ PEERING$/m, `${name}: text -v`);
+  // The Run table: the would-be consumer and provider, not a local and a remote end.
+  const lines = md.split("\n");
+  const head = lines.findIndex((l) => l.startsWith("| Cluster | Role | Cluster ID |"));
+  const roles = lines.slice(head + 2, head + 4).map((l) => l.split(" | ")[1]);
+  if (p.consumer !== p.provider) assert.deepEqual(roles, ["consumer", "provider"], `${name}: roles`);
+}
+
 Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
   const names = await listScenarios(PREFLIGHT_ROOT);
   assert.deepEqual(
@@ -51,12 +86,10 @@ Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit co
   for (const r of runs) {
     const name = r.scenario.name;
     assertExpected(r.scenario, r);
-    // The document is the report schema's, preflight block included.
-    const parsed = ReportSchema.safeParse(r.report);
-    assert.ok(
-      parsed.success,
-      `${name}: ${parsed.success ? "" : JSON.stringify(parsed.error.issues.slice(0, 3))}`,
-    );
+    // The document is the report schema's (zod and the published JSON Schema), preflight block
+    // included, and renders in every format.
+    const report = assertAllFormats(r.report, name);
+    assertPreflightSections(report, name);
     const p = r.report.preflight;
     assert.ok(p, `${name}: a preflight block`);
     assert.equal(p.version, "1");
