@@ -62,7 +62,7 @@ function resolveRef(root: JsonSchema, ref: string): JsonSchema {
 
 /**
  * Validates `value` against a JSON Schema (draft 2020-12) using the keywords zod emits: `type`,
- * `properties`, `required`, `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `oneOf`,
+ * `properties`, `required`, `additionalProperties`, `propertyNames`, `items`, `enum`, `const`, `anyOf`, `oneOf`,
  * `allOf`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `minLength`, `maxLength`,
  * `minItems`, `maxItems`, `pattern`, `format: date-time`, local `$ref`/`$defs`. Any other keyword
  * is reported as an error rather than ignored. Returns the errors (empty when valid).
@@ -112,6 +112,14 @@ export function validateJsonSchema(schema: JsonSchema, value: unknown, root: Jso
               if (known.has(p)) continue;
               if (arg === false) errors.push(`${at}: unexpected property ${p}`);
               else visit(arg as JsonSchema, pv, `${at}.${p}`);
+            }
+          }
+          break;
+        case "propertyNames":
+          // Every key of the object, as a string, against the sub-schema (zod's z.record keys).
+          if (typeOf(v) === "object") {
+            for (const p of Object.keys(v as object)) {
+              visit(arg as JsonSchema, p, `${at}{key ${JSON.stringify(p)}}`);
             }
           }
           break;

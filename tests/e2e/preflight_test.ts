@@ -6,12 +6,13 @@
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
 import { assertExpected, CLI_PERMISSIONS } from "./harness.ts";
-import type { Report } from "../../report/model.ts";
-import { renderHtml } from "../../render/html.ts";
-import { renderMarkdown } from "../../render/markdown.ts";
-import { renderText } from "../../render/text.ts";
 import { assertAllFormats } from "./formats.ts";
-import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
+import {
+  assertPreflightSections,
+  PREFLIGHT_ROOT,
+  type PreflightRun,
+  runPreflight,
+} from "./preflight_support.ts";
 
 /** Per scenario: the verdict, and words the liqoctl line must hold (null: no line). */
 const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null }> = {
@@ -39,37 +40,6 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "clock-skew": { verdict: "can-peer-with-changes", line: ["liqoctl peer"] },
   "provider-unreachable": { verdict: "could-not-judge", line: ["--remote-kubeconfig milan.kubeconfig"] },
 };
-
-/**
- * A preflight report leaves out what speaks of an existing peering — the peering dump, the manual
- * test cheat sheet, the data-path diagram — and names its clusters as consumer and provider.
- */
-function assertPreflightSections(report: Report, name: string): void {
-  assert.equal(report.peering, null, `${name}: no peering dump`);
-  assert.deepEqual(report.cheatSheet, [], `${name}: no cheat sheet`);
-  assert.deepEqual(report.incomplete, [], `${name}: no gap of a section it does not build`);
-  const p = report.preflight!;
-  const md = renderMarkdown(report);
-  assert.ok(
-    md.startsWith(`# FlyingFish preflight — ${p.consumer} → ${p.provider}\n`),
-    `${name}: ${md.slice(0, 80)}`,
-  );
-  assert.doesNotMatch(md, /cheat sheet|^## Peering/im, `${name}: Markdown`);
-  const html = renderHtml(report);
-  assert.doesNotMatch(
-    html,
-    /cheat sheet|<h2>Peering<\/h2>|<h2>Data path<\/h2>|id="datapath"/i,
-    `${name}: HTML`,
-  );
-  assert.match(html, /<h1>FlyingFish preflight — /);
-  const text = renderText(report, { color: false, verbose: true, quiet: false });
-  assert.doesNotMatch(text, /CHEAT SHEET|^ PEERING$/m, `${name}: text -v`);
-  // The Run table: the would-be consumer and provider, not a local and a remote end.
-  const lines = md.split("\n");
-  const head = lines.findIndex((l) => l.startsWith("| Cluster | Role | Cluster ID |"));
-  const roles = lines.slice(head + 2, head + 4).map((l) => l.split(" | ")[1]);
-  if (p.consumer !== p.provider) assert.deepEqual(roles, ["consumer", "provider"], `${name}: roles`);
-}
 
 Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
   const names = await listScenarios(PREFLIGHT_ROOT);
