@@ -481,6 +481,10 @@ export function buildProgram(): Command {
       "a preflight scenario (two clusters before peering): preflight against it (default rbac-denied; see --list)",
     )
     .option(
+      "--probe",
+      "with --preflight: preflight --probe on a pair whose fake network carries the probes (default server-on-consumer; see --list)",
+    )
+    .option(
       "--serve",
       "keep the fake cluster(s) up on 127.0.0.1 until Ctrl-C and print their kubeconfigs and commands to try (kubectl, check, watch, report, collect, probe); needs --allow-write",
     )

@@ -16,6 +16,7 @@ export {
   loadBase,
   loadScenario,
   parseObjects,
+  preflightProbeScenariosRoot,
   preflightScenariosRoot,
   readText,
   type Scenario,

@@ -219,6 +219,11 @@ export function preflightScenariosRoot(): URL {
   return new URL("preflight/", testdata);
 }
 
+/** testdata/preflight-probe/: `preflight --probe` pairs, with the network model the probes cross. */
+export function preflightProbeScenariosRoot(): URL {
+  return new URL("preflight-probe/", testdata);
+}
+
 /** testdata/base/: the base example clusters. */
 export function baseRoot(): URL {
   return new URL("base/", testdata);
