@@ -45,3 +45,26 @@ Deno.test("PF-RBAC: access reviews that cannot be asked are unknown, never a pas
   }));
   assert.equal(o.status, "unknown");
 });
+
+Deno.test("PF-RBAC: the consumer must read its authentication keys in the Liqo namespace (liqoctl signs the Tenant)", async () => {
+  const [r, m] = [await solo("rome-solo"), await solo("milan-solo")];
+  const seen: { cluster: string; q: AccessQuestions }[] = [];
+  await PF_RBAC.run(pairContext(r, m, { probes: accessHub({ seen }) }));
+  const keys = (cluster: string) =>
+    seen.find((s) => s.cluster === cluster)!.q.reviews.filter((a) => a.resource === "secrets" && a.name);
+  assert.deepEqual(keys("rome-4b2a9e"), [{
+    verb: "get",
+    resource: "secrets",
+    namespace: "liqo",
+    name: "authentication-keys",
+  }]);
+  assert.deepEqual(keys("milan-8d1f03"), [], "the provider's keys are not read by liqoctl peer");
+  const denied = await PF_RBAC.run(pairContext(r, m, {
+    probes: accessHub({ deny: (c, verb, res) => c === "rome-4b2a9e" && verb === "get" && res === "secrets" }),
+  }));
+  assert.equal(denied.status, "fail");
+  assert.match(
+    (denied.evidence ?? []).join("\n"),
+    /cannot get secrets authentication-keys in namespace liqo on rome-4b2a9e \(consumer\)/,
+  );
+});
