@@ -84,6 +84,7 @@ export function intentFrom(opts: PreflightCommandOptions): PreflightIntent {
     port: intOption("--port", opts.port, 1, 65535),
     // WireGuard over IPv4 needs 60 bytes of the underlay's; 576 is the least any IPv4 path carries.
     mtu: intOption("--mtu", opts.mtu, 576, 9000),
+    nodePort: intOption("--gw-server-service-nodeport", opts.gwServerServiceNodeport, 1, 65535),
   };
 }
 

@@ -34,7 +34,7 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "rbac-denied": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-admission-refused": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-review-forbidden": { verdict: "could-not-judge", line: ["liqoctl peer"] },
-  "template-missing-field": { verdict: "cannot-peer", line: ["--gw-server-service-type NodePort"] },
+  "template-missing-field": { verdict: "can-peer-with-changes", line: ["--gw-server-service-type NodePort"] },
   "ipam-exhaustion": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "ipam-collision": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "clock-skew": { verdict: "can-peer-with-changes", line: ["liqoctl peer"] },
