@@ -21,6 +21,10 @@ export const TENANT_NAMESPACE_LABEL = "liqo.io/tenant-namespace";
 /** The tenant namespace `liqoctl peer` creates for a remote cluster: this prefix and its cluster ID (`pkg/tenantNamespace/const.go`). */
 export const TENANT_NAMESPACE_PREFIX = "liqo-tenant-";
 
+/** The provider's nonce Secret in the tenant namespace (`authentication/forge/nonce.go`), and its label. */
+export const NONCE_SECRET = "liqo-nonce";
+export const NONCE_SECRET_LABEL = "liqo.io/nonce";
+
 /** The Secret of a cluster's authentication keys in the Liqo namespace (`consts.AuthKeysSecretName`). */
 export const AUTH_KEYS_SECRET = "authentication-keys";
 

@@ -15,6 +15,8 @@ import { type KindId, KINDS } from "../../kube/kinds.ts";
 import {
   AUTH_KEYS_SECRET,
   DEFAULT_LIQO_NAMESPACE,
+  NONCE_SECRET,
+  NONCE_SECRET_LABEL,
   REMOTE_ID_LABEL,
   TENANT_NAMESPACE_LABEL,
   TENANT_NAMESPACE_PREFIX,
@@ -122,6 +124,23 @@ function tenantNamespaceObject(name: string, remoteId: string | null): K8sObject
   };
 }
 
+/**
+ * The nonce Secret `liqoctl peer` creates on the provider (`forge.Nonce` + `MutateNonce`: its name and
+ * labels; the controller-manager fills the data). Dry-run only in a tenant namespace that exists:
+ * in one still to be created, the API server would answer NotFound whatever admission says.
+ */
+function nonceSecretObject(tenantNs: string, remoteId: string | null): K8sObject {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: NONCE_SECRET,
+      namespace: tenantNs,
+      labels: { [NONCE_SECRET_LABEL]: "true", ...(remoteId ? { [REMOTE_ID_LABEL]: remoteId } : {}) },
+    },
+  };
+}
+
 function resourceName(a: AccessAttributes): string {
   return a.group ? `${a.resource}.${a.group}` : a.resource;
 }
@@ -151,7 +170,13 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     const nsExists = (side.view.inv.tryItems("namespaces") ?? []).some((n) => n.metadata.name === ns);
     // Liqo absent: its namespace-to-be (liqoctl install's default).
     const reviews = accessQuestions(side.role, intent, ns, side.view.liqoNamespace ?? DEFAULT_LIQO_NAMESPACE);
-    const dryRuns = nsExists ? [] : [tenantNamespaceObject(ns, other.view.clusterId)];
+    // The tenant namespace when it is still to be created; in one that exists, the provider's nonce
+    // Secret (the other objects are Liqo CRs whose specs liqoctl forges from both clusters: SSAR only).
+    const dryRuns = !nsExists
+      ? [tenantNamespaceObject(ns, other.view.clusterId)]
+      : side.role === "provider"
+      ? [nonceSecretObject(ns, other.view.clusterId)]
+      : [];
     const answers = await ctx.probes.access!(side.view.name, { reviews, dryRuns });
     const who = named(side);
     if (!answers.ok) {
@@ -175,9 +200,15 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         warns.push(`${line}: ${ns} exists, liqoctl uses it`);
       } else denials.push(line);
     }
-    for (const d of answers.dryRuns) {
-      if (!d.admitted) refusals.push(dryRunLine(who, d));
-    }
+    // 409: a nonce from an earlier attempt exists, and liqoctl updates it (CreateOrUpdate) — not a refusal.
+    // A create the access review already refused is one refusal, not two (RBAC answers before admission).
+    const deniedCreate = (o: K8sObject) =>
+      denied.some((v) =>
+        v.verb === "create" && v.resource === (o.kind === "Secret" ? "secrets" : "namespaces") &&
+        (v.namespace ?? null) === (o.metadata.namespace ?? null) && !v.name
+      );
+    const refused = answers.dryRuns.filter((d) => !d.admitted && d.status !== 409 && !deniedCreate(d.object));
+    for (const d of refused) if (!d.admitted) refusals.push(dryRunLine(who, d));
     const liqo = liqoInstalled(side.view) === false
       ? " (Liqo not installed: its kinds asked about by name)"
       : "";
@@ -186,13 +217,11 @@ async function run(ctx: CheckContext): Promise<Outcome> {
         answers.verdicts.length - denied.length
       }/${answers.verdicts.length} access reviews allowed in ${ns} and the Liqo namespace` +
         `${liqo}; ${
-          nsExists
+          answers.dryRuns.length === 0
             ? `${ns} exists (nothing to dry-run)`
-            : `Namespace ${ns} ${
-              answers.dryRuns.every((d) => d.admitted)
-                ? "admitted"
-                : "refused"
-            } by a dryRun=All create`
+            : `${nsExists ? `${ns} exists; ` : ""}${
+              answers.dryRuns.map((d) => `${d.object.kind} ${d.object.metadata.name}`).join(", ")
+            } ${refused.length ? "refused" : "admitted"} by a dryRun=All create`
         }`,
     );
   }));
@@ -237,7 +266,8 @@ export const PF_RBAC: CheckDef = {
       "namespace; get/create/update of the Configuration, GatewayServer or GatewayClient, PublicKey and nonce " +
       "Secret in it; the Tenant on the provider, the Identity and ResourceSlice on the consumer, and get of the " +
       "consumer's authentication-keys Secret in its Liqo namespace, with which liqoctl signs the Tenant), then the tenant " +
-      "Namespace created with dryRun=All (admission runs, nothing is stored).",
+      "Namespace created with dryRun=All (admission runs, nothing is stored) — where it exists already, the " +
+      "provider's nonce Secret liqo-nonce in it instead; the Liqo resources are judged by the reviews alone.",
     decides:
       "fail listing each refusal (verb, resource, namespace, cluster) and each dry run admission refused " +
       "(the webhook or policy, its message); warn when only namespace creation is refused and the tenant namespace " +

@@ -33,6 +33,7 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "liqo-minor-skew": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-denied": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-admission-refused": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "rbac-tenant-namespace-left": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-review-forbidden": { verdict: "could-not-judge", line: ["liqoctl peer"] },
   "template-missing-field": { verdict: "can-peer-with-changes", line: ["--gw-server-service-type NodePort"] },
   "ipam-exhaustion": { verdict: "cannot-peer", line: ["liqoctl peer"] },
