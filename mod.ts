@@ -19,6 +19,7 @@
  * @module
  */
 import type { Report } from "./report/model.ts";
+import type { DiffReport } from "./report/diff_schema.ts";
 import { type Format, render } from "./render/render.ts";
 import { RUN_DEFAULTS_MS } from "./diagnose/defaults.ts";
 
@@ -75,6 +76,18 @@ export type {
   Side,
 } from "./active/mod.ts";
 export { PROBE_NAMES } from "./active/mod.ts";
+/** The document of `flyingfish diff` (and a report's `changedSinceHealthy`). */
+export type {
+  DiffAnswer,
+  DiffCluster,
+  DiffField,
+  DiffObjectChange,
+  DiffReading,
+  DiffReport,
+  DiffSide,
+  DiffSummary,
+  DiffTransition,
+} from "./report/diff_schema.ts";
 export { VERSION } from "./version.ts";
 
 /** What {@link diagnose} looks at and how; every field is optional, like the flags of `flyingfish check`. */
@@ -165,6 +178,43 @@ export function renderReport(report: Report, format: Format, options: RenderOpti
     verbose: options.verbose ?? false,
     quiet: options.quiet ?? false,
   });
+}
+
+/** What {@link diffBundles} compares and how. */
+export interface DiffOptions {
+  /** Only these peers' check results (remote cluster IDs or ForeignCluster names). */
+  peers?: readonly string[];
+}
+
+/**
+ * Compares two bundles written by `flyingfish collect`, like `flyingfish diff BEFORE AFTER`: both
+ * diagnosed by the same engine (passive, offline), check results first — the earliest newly failing
+ * check, the transitions it explains — then the normalised objects behind them. `exitCode` is the
+ * CLI's: 0 nothing that matters changed, 1 changed, 2 a check newly fails. Throws a `ToolError`
+ * when a bundle cannot be read.
+ */
+export async function diffBundles(
+  before: string,
+  after: string,
+  options: DiffOptions = {},
+): Promise<DiffReport> {
+  const [{ sideFromBundle }, { diffSides }, { PASSIVE_CHECKS }] = await Promise.all([
+    import("./diff/open.ts"),
+    import("./diff/diff.ts"),
+    import("./checks/catalog.ts"),
+  ]);
+  const opts = { catalog: PASSIVE_CHECKS, peers: options.peers, onSkipped: () => {} };
+  return diffSides(await sideFromBundle(before, opts), await sideFromBundle(after, opts), PASSIVE_CHECKS);
+}
+
+/** Renders a diff as `flyingfish diff -o <format>` prints it (`color` only affects text). */
+export async function renderDiffReport(
+  diff: DiffReport,
+  format: Format,
+  options: { color?: boolean; verbose?: boolean } = {},
+): Promise<string> {
+  const { renderDiff } = await import("./render/diff_formats.ts");
+  return renderDiff(diff, format, { color: options.color ?? false, verbose: options.verbose });
 }
 
 /** One entry of the check catalog (`flyingfish checks -o json`). */

@@ -62,7 +62,21 @@ export function diagnosisOf(
   if (failures.length === 0) return null;
   const graph = dependencyGraph(catalog);
   const roots: CheckResult[] = [];
-  for (const f of failures) if (!roots.some((root) => explains(root, f, graph))) roots.push(f);
+  // A per-peer root explains only failures on its own peering: roots are looked up by peering, so a
+  // fleet of thousands of failing peers costs one pass, not one comparison per pair of failures.
+  const clusterWide: CheckResult[] = [];
+  const byPeering = new Map<string, CheckResult[]>();
+  for (const f of failures) {
+    const peering = peeringOf(f);
+    const mine = peering === null ? undefined : byPeering.get(peering);
+    const explained = clusterWide.some((root) => explains(root, f, graph)) ||
+      (mine?.some((root) => explains(root, f, graph)) ?? false);
+    if (explained) continue;
+    roots.push(f);
+    if (peering === null) clusterWide.push(f);
+    else if (mine) mine.push(f);
+    else byPeering.set(peering, [f]);
+  }
   const [first, ...others] = roots;
   return {
     id: first.id,
@@ -79,6 +93,20 @@ export function diagnosisOf(
       summary: r.summary,
     })),
   };
+}
+
+/**
+ * Whether a failure follows from a root failure, by the rule {@link diagnosisOf} applies (for
+ * `flyingfish diff`, which marks the transitions its answer explains). The graph is built once.
+ */
+export function explainer(
+  catalog: readonly CheckDef[],
+): (
+  root: Pick<CheckResult, "id" | "cluster" | "peer">,
+  f: Pick<CheckResult, "id" | "cluster" | "peer">,
+) => boolean {
+  const graph = dependencyGraph(catalog);
+  return (root, f) => explains(root, f, graph);
 }
 
 interface DependencyGraph {
@@ -109,18 +137,22 @@ function dependencyGraph(catalog: readonly CheckDef[]): DependencyGraph {
 }
 
 /** The clusters a result was observed on: one, or both of a dual check's "A ↔ B". */
-function clustersOf(r: CheckResult): string[] {
+function clustersOf(r: Pick<CheckResult, "cluster">): string[] {
   return r.cluster.split(" ↔ ");
 }
 
 /** The peering a per-peer result speaks for, as a sorted pair of cluster names (null: cluster-wide). */
-function peeringOf(r: CheckResult): string | null {
+function peeringOf(r: Pick<CheckResult, "cluster" | "peer">): string | null {
   if (r.peer === null) return null;
   return [clustersOf(r)[0], r.peer].sort().join(" ⇄ ");
 }
 
 /** Whether `f` is a consequence of the root failure `root` (see {@link diagnosisOf}). */
-function explains(root: CheckResult, f: CheckResult, graph: DependencyGraph): boolean {
+function explains(
+  root: Pick<CheckResult, "id" | "cluster" | "peer">,
+  f: Pick<CheckResult, "id" | "cluster" | "peer">,
+  graph: DependencyGraph,
+): boolean {
   const needsRoot = graph.ancestors.get(f.id)?.has(root.id) ?? false;
   const peering = peeringOf(root);
   if (peering === null) return needsRoot && clustersOf(f).some((c) => clustersOf(root).includes(c));

@@ -17,11 +17,14 @@ import {
   useColor,
   writeErr,
   writeOut,
+  writePieces,
 } from "./output.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
 import { didYouMean } from "./suggest.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, RUN_DEFAULTS } from "./defaults.ts";
 import { type ClusterFlags, type OpenSources, openSources as openClusterSources } from "../diagnose/open.ts";
+
+import type { FleetFlags } from "./fleet_cmd.ts";
 
 export type { ClusterFlags, OpenSources } from "../diagnose/open.ts";
 
@@ -229,11 +232,28 @@ export function openSources(opts: ClusterFlags, requestTimeoutMs: number): Promi
 }
 
 /** Runs the check command; returns the exit code. */
-export async function runCheckCommand(opts: CheckCommandOptions): Promise<number> {
+export async function runCheckCommand(opts: CheckCommandOptions & FleetFlags): Promise<number> {
+  const { isFleet, checkFleetFlags, runFleetCommand } = await import("./fleet_cmd.ts");
+  const fleet = isFleet(opts);
+  checkFleetFlags(opts as CheckCommandOptions & FleetFlags & Record<string, unknown>, fleet);
   const options = runOptionsFrom(opts);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
   const selection = await selectionFrom(opts);
   const catalog = selection.catalog;
+  if (fleet) {
+    return await runFleetCommand(opts, {
+      options,
+      requestTimeoutMs,
+      runTimeoutMs,
+      timeout: opts.timeout,
+      ...(catalog ? { catalog } : {}),
+      format: opts.output,
+      ...(opts.outputFile ? { outputFile: opts.outputFile } : {}),
+      color: opts.color,
+      verbose: opts.verbose,
+      quiet: opts.quiet,
+    });
+  }
   preloadRunModules();
   if (opts.probes?.length) throw new ToolError("--probes selects the probes of --active: add --active");
   if (opts.outputFile && opts.outputFile !== "-") {
@@ -410,6 +430,24 @@ export async function diagnoseAndPrint(
   if (opts.select) report = opts.select(report);
   if (!text && !quiet) writeErr(clusterLines(report).map((l) => ` ${l}\n`).join(""));
   const file = opts.outputFile && opts.outputFile !== "-" ? opts.outputFile : null;
+  if (opts.output === "json") {
+    // Streamed: a report over thousands of peers is printed as it is produced, never one string.
+    const { jsonChunks } = await import("../render/json.ts");
+    if (file) {
+      const { writeReportFile } = await import("./report_file.ts");
+      await writeReportFile(file, jsonChunks(report));
+      writeErr(`flyingfish: wrote ${opts.output} report to ${file}\n`);
+    } else {
+      // The pieces' garbage (each element put in order, then printed) is collected as it goes.
+      const heap = (await import("../heap.ts")).heapBound();
+      heap.check();
+      writePieces(jsonChunks(report), (s) => {
+        writeOut(s);
+        heap.check();
+      });
+    }
+    return report;
+  }
   const rendered = render(report, opts.output as Format, {
     color: file ? false : color,
     verbose: opts.verbose === true,

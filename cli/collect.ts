@@ -9,13 +9,17 @@ import { type OnExpiry, withDeadline } from "./deadline.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import { objectLabel } from "../kube/depth.ts";
-import type { CollectTarget } from "../collect/collect.ts";
+import type { CollectedBundle, CollectTarget } from "../collect/collect.ts";
 import type { ClusterReader } from "../kube/live/logs.ts";
 import type { KubeConfig } from "../kube/kubeconfig.ts";
 
 /** Options of the collect command, as parsed by commander. */
 export interface CollectCommandOptions {
+  /** `--kubeconfig`, repeated values joined by a newline (a fleet capture merges them). */
   kubeconfig?: string;
+  /** Fleet capture: every context, or those `--contexts` selects, into one bundle. */
+  allContexts?: boolean;
+  contexts?: string[];
   context?: string;
   remoteKubeconfig?: string;
   remoteContext?: string;
@@ -191,64 +195,10 @@ async function capture(
   timeoutMs: number,
   onExpiry: OnExpiry,
 ): Promise<number> {
-  const [{ collectBundle }, { packBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
-    import("../collect/collect.ts"),
-    import("../kube/bundle.ts"),
-    import("../diagnose/run.ts"),
-    import("../checks/catalog.ts"),
-  ]);
-
-  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
-  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
-  const targets: CollectTarget[] = [{ role: "local", source: local.source, reader: local.reader }];
-  onExpiry(async () => {
-    for (const t of targets) await t.source?.close();
-  });
-  const secrets = [...local.secrets];
-  const leaveOut = (err: ToolError): void => {
-    const error = `remote cluster unavailable: ${err.message}`;
-    console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
-    targets.push({ role: "remote", source: null, reader: null, error });
-  };
-  // A run-ending error of the remote's reads after its /version answered (credentials rejected on
-  // the lists): the capture is made again without it, as when it is unreachable.
-  let remoteRejected: ToolError | null = null;
-  if (dual) {
-    const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
-    try {
-      const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
-      const source = rejectionsOf(remote.source, (err) => remoteRejected ??= err);
-      targets.push({ role: "remote", source, reader: remote.reader });
-      secrets.push(...remote.secrets);
-    } catch (err) {
-      if (err instanceof PermissionError || !(err instanceof ToolError)) {
-        await local.source.close();
-        throw err;
-      }
-      leaveOut(err);
-    }
-  }
-
+  const { packBundle } = await import("../kube/bundle.ts");
   const progress = opts.quiet ? { update: () => {}, done: () => {} } : progressLine();
   try {
-    const collect = () =>
-      collectBundle(targets, {
-        kinds: kindsFor(PASSIVE_CHECKS),
-        sampleIntervalMs,
-        redactIps: opts.redactIps === true,
-        peers: opts.peer,
-        knownSecrets: secrets,
-        onProgress: progress.update,
-      });
-    const bundle = await collect().catch(async (err) => {
-      const rejected = remoteRejected as ToolError | null;
-      if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
-      const i = targets.findIndex((t) => t.role === "remote");
-      await targets[i].source?.close();
-      targets.splice(i, 1);
-      leaveOut(rejected);
-      return await collect();
-    });
+    const bundle = await captureLive(opts, sampleIntervalMs, timeoutMs, onExpiry, progress.update);
     progress.update("compressing");
     const bytes = await packBundle(bundle.entries);
     try {
@@ -283,12 +233,178 @@ async function capture(
           ? `; not captured: ${refused.slice(0, 6).join(", ")}${refused.length > 6 ? ", …" : ""}`
           : "") +
         `\n  ${scrubbedLine(bundle.manifest.scrubbed)}` +
-        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}`,
+        `\n  diagnose it anywhere: flyingfish check --snapshot ${out}${
+          bundle.manifest.clusters.length > 2 ? " --all-contexts" : ""
+        }`,
     );
     return 0;
   } finally {
     progress.done();
+  }
+}
+
+/** The clusters a live capture reads: the kubeconfig flags of `collect` (and of `diff`'s live side). */
+export type LiveCaptureFlags = Pick<
+  CollectCommandOptions,
+  | "kubeconfig"
+  | "context"
+  | "remoteKubeconfig"
+  | "remoteContext"
+  | "peer"
+  | "redactIps"
+  | "allContexts"
+  | "contexts"
+>;
+
+/**
+ * Opens the clusters the flags name, captures them into a redacted bundle in memory (collect's own
+ * capture: the same objects, the same redaction) and closes them again, also on expiry. A remote
+ * that cannot be reached is left out with the reason, as by `collect`.
+ */
+export async function captureLive(
+  opts: LiveCaptureFlags,
+  sampleIntervalMs: number,
+  timeoutMs: number,
+  onExpiry: OnExpiry,
+  onProgress: (message: string) => void,
+): Promise<CollectedBundle> {
+  const [{ collectBundle }, { kindsFor }, { PASSIVE_CHECKS }] = await Promise.all([
+    import("../collect/collect.ts"),
+    import("../diagnose/run.ts"),
+    import("../checks/catalog.ts"),
+  ]);
+  const { isFleet, checkFleetFlags } = await import("./fleet_cmd.ts");
+  const fleet = isFleet(opts);
+  checkFleetFlags(opts as LiveCaptureFlags & Record<string, unknown>, fleet);
+  const targets: CollectTarget[] = [];
+  onExpiry(async () => {
+    for (const t of targets) await t.source?.close();
+  });
+  const secrets: string[] = [];
+  const collect = () =>
+    collectBundle(targets, {
+      kinds: kindsFor(PASSIVE_CHECKS),
+      sampleIntervalMs,
+      redactIps: opts.redactIps === true,
+      peers: opts.peer,
+      knownSecrets: secrets,
+      onProgress,
+    });
+  if (fleet) {
+    try {
+      await openFleetTargets(opts, timeoutMs, targets, secrets);
+      return await collect();
+    } finally {
+      for (const t of targets) await t.source?.close();
+    }
+  }
+  const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
+  const local = await openCluster(opts.kubeconfig, opts.context, timeoutMs);
+  targets.push({ role: "local", source: local.source, reader: local.reader });
+  secrets.push(...local.secrets);
+  const leaveOut = (err: ToolError): void => {
+    const error = `remote cluster unavailable: ${err.message}`;
+    console.error(`flyingfish: ${error} — collecting ${local.source.endpoint.context} alone`);
+    targets.push({ role: "remote", source: null, reader: null, error });
+  };
+  // A run-ending error of the remote's reads after its /version answered (credentials rejected on
+  // the lists): the capture is made again without it, as when it is unreachable.
+  let remoteRejected: ToolError | null = null;
+  if (dual) {
+    const rk = opts.remoteKubeconfig ?? opts.kubeconfig;
+    try {
+      const remote = await openCluster(rk, opts.remoteContext, timeoutMs);
+      const source = rejectionsOf(remote.source, (err) => remoteRejected ??= err);
+      targets.push({ role: "remote", source, reader: remote.reader });
+      secrets.push(...remote.secrets);
+    } catch (err) {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) {
+        await local.source.close();
+        throw err;
+      }
+      leaveOut(err);
+    }
+  }
+
+  try {
+    const bundle = await collect().catch(async (err) => {
+      const rejected = remoteRejected as ToolError | null;
+      if (rejected === null || !(err instanceof ToolError) || err instanceof PermissionError) throw err;
+      const i = targets.findIndex((t) => t.role === "remote");
+      await targets[i].source?.close();
+      targets.splice(i, 1);
+      leaveOut(rejected);
+      return await collect();
+    });
+    return bundle;
+  } finally {
     // Closing a source closes the client its reader shares.
     for (const t of targets) await t.source?.close();
+  }
+}
+
+/**
+ * A fleet bundle: one cluster per API server + CA among the selected contexts (multicluster/
+ * load.ts groups them), each under a folder named after its context; the first is the bundle's
+ * `local` (a reader that knows one or two clusters opens it and the next), the others `remote`. A
+ * cluster that cannot be opened is recorded with its reason and never stops the others.
+ */
+async function openFleetTargets(
+  opts: LiveCaptureFlags,
+  timeoutMs: number,
+  targets: CollectTarget[],
+  secrets: string[],
+): Promise<void> {
+  const [{ selectedContexts }, { groupByEndpoint }, { kubeconfigList }] = await Promise.all([
+    import("../multicluster/run.ts"),
+    import("../multicluster/load.ts"),
+    import("./fleet_cmd.ts"),
+  ]);
+  const kubeconfigs = kubeconfigList(opts.kubeconfig);
+  const contexts = await selectedContexts({
+    kubeconfigs,
+    selection: { all: opts.allContexts === true, patterns: opts.contexts ?? [] },
+  });
+  const used = new Set<string>();
+  const folder = (ctx: string) => {
+    const base = ctx.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "cluster";
+    let name = base;
+    for (let i = 2; used.has(name) || name === "local" || name === "remote"; i++) name = `${base}-${i}`;
+    used.add(name);
+    return name;
+  };
+  for (const g of groupByEndpoint(contexts)) {
+    const ctx = g.contexts[0];
+    const role = targets.some((t) => t.role === "local" && t.source) ? "remote" as const : "local" as const;
+    try {
+      const { openLiveCluster } = await import("../kube/live/source.ts");
+      const c = await openLiveCluster({
+        ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+        ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+        context: ctx.name,
+        requestTimeoutMs: timeoutMs,
+      });
+      try {
+        await c.source.probeReachable();
+      } catch (err) {
+        await c.source.close();
+        throw err;
+      }
+      targets.push({ role, name: folder(ctx.name), source: c.source, reader: c.reader });
+      secrets.push(...kubeconfigSecrets(c.client.kc));
+    } catch (err) {
+      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+      console.error(`flyingfish: ${ctx.name}: ${err.message} — left out of the bundle`);
+      targets.push({
+        role: "remote",
+        name: folder(ctx.name),
+        source: null,
+        reader: null,
+        error: err.message,
+      });
+    }
+  }
+  if (!targets.some((t) => t.source)) {
+    throw new ToolError("no selected context could be reached: nothing to collect");
   }
 }

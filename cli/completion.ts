@@ -96,7 +96,7 @@ function specOf(program: Command, values: ArgumentValues): { global: OptionSpec[
 }
 
 /** Flags whose value is a kubeconfig context: completed from `kubectl config get-contexts`. */
-const CONTEXT_FLAGS: readonly string[] = ["--context", "--remote-context"];
+const CONTEXT_FLAGS: readonly string[] = ["--context", "--remote-context", "--contexts"];
 
 const flagsOf = (o: OptionSpec): string[] => [o.short, o.long].filter((f): f is string => f !== null);
 

@@ -20,6 +20,7 @@ import { GATEWAY_LABELS } from "../liqo/names.ts";
 import { shellQuote } from "../kube/rerun.ts";
 import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
+import type { Format } from "../render/render.ts";
 import { RUN_DEFAULTS, RUN_DEFAULTS_MS } from "../diagnose/defaults.ts";
 import type { PreflightCommandOptions } from "./preflight_cmd.ts";
 
@@ -35,16 +36,102 @@ export interface DemoOptions {
   preflight?: string | boolean;
   /** With `--preflight`: `preflight --probe` on a testdata/preflight-probe/ pair, default {@link PREFLIGHT_PROBE_DEMO}. */
   probe?: boolean;
+  /** `--fleet [name]`: a fleet of testdata/fleet/ (default mixed), checked with --all-contexts. */
+  fleet?: string | boolean;
   /** `--serve`: keep the fake cluster(s) up until Ctrl-C, for kubectl and every command. */
   serve?: boolean;
+  /** `--diff <after>`: `flyingfish diff` of the scenario (before) and this one (after). */
+  diff?: string;
   output: string;
   color: boolean;
   verbose?: boolean;
 }
 
+/**
+ * `demo --fleet`: serves a fleet (many fake clusters, one merged kubeconfig) and runs the fleet
+ * check against every context of it. Text prints the fleet summary and each edge's header and
+ * finding (`-v`: every edge's report too).
+ */
+async function runFleetDemo(name: string, opts: DemoOptions): Promise<number> {
+  const [
+    { loadFleet, serveFleet },
+    { runFleet },
+    { createLiveSource },
+    { createProbeHub },
+    { renderFleet },
+    out,
+  ] = await Promise.all([
+    import("@flyingfish/fakekube"),
+    import("../multicluster/run.ts"),
+    import("../kube/live/source.ts"),
+    import("../probes/live_hub.ts"),
+    import("../render/fleet.ts"),
+    import("./output.ts"),
+  ]);
+  const fleet = await loadFleet(name).catch((e) => {
+    throw new ToolError(`no demo fleet "${name}": ${e instanceof Error ? e.message.split("\n")[0] : e}`);
+  });
+  const served = await serveFleet(fleet, {});
+  try {
+    const kubeconfigYaml = served.kubeconfigYaml;
+    if (opts.output === "text") {
+      console.log(`demo: fleet ${name} — ${fleet.description}`);
+      console.log(
+        `      ${
+          Object.keys(fleet.clusters).length
+        } fake API servers on 127.0.0.1 over HTTPS; nothing leaves this machine\n`,
+      );
+    }
+    const options: RunOptions = {
+      networkProbes: false,
+      preciseUdp: false,
+      sampleIntervalMs: 1000,
+      latencyThresholdMs: RUN_DEFAULTS_MS.latencyThreshold,
+      checkTimeoutMs: 20_000,
+    };
+    const report = await runFleet({
+      kubeconfigs: [],
+      kubeconfigYaml,
+      selection: { all: true, patterns: [] },
+      parallel: 4,
+      // The fleet's silent cluster would hold the demo for the default minute.
+      clusterTimeoutMs: 3000,
+      clusterTimeoutLabel: "3s",
+      open: (context) => createLiveSource({ kubeconfigYaml, context }),
+      options,
+      probes: (sources) =>
+        createProbeHub({
+          sources,
+          networkProbes: false,
+          preciseUdp: false,
+          sampleIntervalMs: options.sampleIntervalMs,
+        }),
+    });
+    out.writeOut(renderFleet(report, opts.output as "text", {
+      color: out.useColor(opts.color),
+      verbose: opts.verbose === true,
+      quiet: opts.verbose !== true,
+    }));
+    return report.exitCode;
+  } finally {
+    await served.close();
+  }
+}
+
 /** Runs the demo; returns the exit code of the check it ran. */
 export async function runDemo(name: string, opts: DemoOptions): Promise<number> {
   useTestdata(demoTestdata());
+  if (opts.diff !== undefined) {
+    const { runDemoDiff } = await import("./demo_diff.ts");
+    return await runDemoDiff(name, opts.diff, {
+      output: opts.output as Format,
+      color: opts.color,
+      verbose: opts.verbose,
+    });
+  }
+  if (opts.fleet !== undefined && opts.fleet !== false) {
+    return await runFleetDemo(typeof opts.fleet === "string" ? opts.fleet : "mixed", opts);
+  }
   if (opts.serve && !opts.list && opts.active !== true) {
     return await serveDemo(
       typeof opts.active === "string" ? opts.active : name,

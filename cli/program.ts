@@ -69,11 +69,17 @@ function withTimeoutOptions<A extends unknown[], O extends OptionValues, G exten
 function withKubeconfigOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
   cmd: Command<A, O, G>,
   verb: "check" | "capture",
+  fleet = false,
 ) {
   return cmd
     .option(
       "--kubeconfig <path>",
-      `kubeconfig of the cluster to ${verb} (default: $KUBECONFIG, ~/.kube/config)`,
+      `kubeconfig of the cluster to ${verb} (default: $KUBECONFIG, ~/.kube/config)${
+        fleet ? "; repeatable in a fleet run (merged like KUBECONFIG)" : ""
+      }`,
+      // Repeated values are kept (joined by a newline) so a single run can refuse them and a fleet
+      // run merge them (cli/fleet_cmd.ts kubeconfigList).
+      (v: string, prev: string | undefined) => (prev === undefined ? v : `${prev}\n${v}`),
     )
     .option("--context <name>", "kubeconfig context (default: current-context)")
     .option(
@@ -88,13 +94,32 @@ function withKubeconfigOptions<A extends unknown[], O extends OptionValues, G ex
 /** What `check` and `report` diagnose: the kubeconfig options, `--snapshot` and `--peer`. */
 function withSourceOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
   cmd: Command<A, O, G>,
+  fleet = false,
 ) {
-  return withKubeconfigOptions(cmd, "check")
+  return withKubeconfigOptions(cmd, "check", fleet)
     .option(
       "--snapshot <bundle>",
       "diagnose a bundle written by `flyingfish collect` (offline; only --allow-read)",
     )
     .addOption(peerOption());
+}
+
+/** Fleet mode (`check`, `report`): every context of the kubeconfig, both ends of every link paired. */
+function withFleetOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(
+  cmd: Command<A, O, G>,
+) {
+  return cmd
+    .option("--all-contexts", "fleet run: every context of the merged kubeconfig (docs/fleet.md)")
+    .option(
+      "--contexts <list>",
+      "fleet run: these contexts — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
+    .option("--parallel <n>", "fleet run: clusters read at once (default 4)")
+    .option(
+      "--cluster-timeout <duration>",
+      "fleet run: bound of reading one cluster (default 60s; 0 = none)",
+    );
 }
 
 /** How `check` and `report` run the checks: timeouts, sampling, thresholds and network probes. */
@@ -172,7 +197,10 @@ export function buildProgram(): Command {
 
   const check = withSourceOptions(
     program.command("check")
-      .description("run every check against one cluster (or both ends of a peering) and print the diagnosis"),
+      .description(
+        "run every check against one cluster (or both ends of a peering, or every context: --all-contexts) and print the diagnosis",
+      ),
+    true,
   )
     .addOption(
       formatOption(FORMATS, (v) => `To write the output to a file, use --output-file ${v}.`).default(
@@ -193,7 +221,7 @@ export function buildProgram(): Command {
       "do not run these checks (IDs or layers); what needs them is not run",
       collectList,
     );
-  const checkWith = withRunOptions(check)
+  const checkWith = withFleetOptions(withRunOptions(check))
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .option("-q, --quiet", "print only the diagnosis and the counts")
@@ -206,6 +234,11 @@ export function buildProgram(): Command {
   withProbeOptions(checkWith)
     .action(async (opts) => {
       if (opts.active) {
+        if (opts.allContexts || opts.contexts?.length) {
+          throw new ToolError(
+            "--active cannot be combined with a fleet run (--all-contexts, --contexts): probe one peering",
+          );
+        }
         const { runCheckActive } = await import("./probe_cmd.ts");
         Deno.exitCode = await runCheckActive(opts);
         return;
@@ -332,7 +365,7 @@ export function buildProgram(): Command {
     )
     // The first spelling of the format flag: it cannot be misread, so it stays (out of the help).
     .addOption(new Option("--format <format>").choices(REPORT_FORMATS).hideHelp());
-  withRunOptions(withSourceOptions(report))
+  withFleetOptions(withRunOptions(withSourceOptions(report, true)))
     .action(async (opts) => {
       const { runReportCommand } = await import("./report_cmd.ts");
       Deno.exitCode = await runReportCommand(opts);
@@ -342,7 +375,16 @@ export function buildProgram(): Command {
     .description(
       "capture a redacted snapshot of one or both clusters into a .tar.gz bundle, for `check --snapshot` later, elsewhere",
     );
-  const collectWith = withKubeconfigOptions(collect, "capture")
+  const collectWith = withKubeconfigOptions(collect, "capture", true)
+    .option(
+      "--all-contexts",
+      "capture every context of the merged kubeconfig into one bundle (docs/fleet.md)",
+    )
+    .option(
+      "--contexts <list>",
+      "capture these contexts into one bundle — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
     .addOption(peerOption("only sample the gateways of these peers: lists are always complete"))
     .option(
       "-f, --output-file <file>",
@@ -361,6 +403,41 @@ export function buildProgram(): Command {
     .action(async (opts) => {
       const { runCollectCommand } = await import("./collect.ts");
       Deno.exitCode = await runCollectCommand(opts);
+    });
+
+  const diff = withKubeconfigOptions(
+    program.command("diff")
+      .description(
+        "what changed since it worked: compare two diagnoses (collect bundles, or a bundle and the live cluster) — check results first, then the objects behind them",
+      )
+      .argument("<before>", "a bundle written by `flyingfish collect` (the earlier side)")
+      .argument("[after]", "a second bundle; absent: the live cluster the kubeconfig flags name"),
+    "check",
+  )
+    .addOption(peerOption())
+    .addOption(
+      formatOption(
+        [...FORMATS, "html"] as const,
+        (v) => `To write the output to a file, use --output-file ${v}.`,
+      )
+        .default("text" as const),
+    )
+    .option(
+      "-f, --output-file <file>",
+      "write the diff to this file (needs --allow-write); stdout when absent or -",
+    )
+    .option(
+      "--sample-interval <duration>",
+      "live side: time between the two `wg show` samples",
+      RUN_DEFAULTS.sampleInterval,
+    );
+  withTimeoutOptions(diff)
+    .option("--no-color", "no ANSI colours (also NO_COLOR)")
+    .option("-v, --verbose", "every changed field of every object")
+    .option("-q, --quiet", "no progress lines on stderr")
+    .action(async (before, after, opts) => {
+      const { runDiffCommand } = await import("./diff_cmd.ts");
+      Deno.exitCode = await runDiffCommand(after === undefined ? [before] : [before, after], opts);
     });
 
   const serve = withKubeconfigOptions(
@@ -406,7 +483,19 @@ export function buildProgram(): Command {
       "re-check every --interval: a live dashboard on a terminal, JSON lines (transitions, heartbeats) otherwise",
     ),
     "check",
+    true,
   )
+    .option(
+      "--all-contexts",
+      "fleet rounds: every context of the merged kubeconfig, each round (docs/fleet.md)",
+    )
+    .option(
+      "--contexts <list>",
+      "fleet rounds: these contexts — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
+    .option("--parallel <n>", "fleet rounds: clusters read at once (default 4)")
+    .option("--cluster-timeout <duration>", "fleet rounds: bound of reading one cluster (default 60s)")
     .addOption(peerOption())
     .option("--interval <duration>", "time between the starts of two rounds", RUN_DEFAULTS.roundInterval)
     .addOption(
@@ -485,6 +574,10 @@ export function buildProgram(): Command {
       "with --preflight: preflight --probe on a pair whose fake network carries the probes (default server-on-consumer; see --list)",
     )
     .option(
+      "--fleet [name]",
+      "a fleet of fake clusters (testdata/fleet/, default mixed): check --all-contexts against it",
+    )
+    .option(
       "--serve",
       "keep the fake cluster(s) up on 127.0.0.1 until Ctrl-C and print their kubeconfigs and commands to try (kubectl, check, watch, report, collect, probe); needs --allow-write",
     )
@@ -493,10 +586,14 @@ export function buildProgram(): Command {
         "text" as const,
       ),
     )
+    .option("--diff <after>", "`flyingfish diff` of the scenario (before) and this scenario (after)")
     .option("--no-color", "no ANSI colours (also NO_COLOR)")
     .option("-v, --verbose", "show evidence for passing checks too")
     .action(async (scenario, opts) => {
-      if (opts.list !== true && opts.active === undefined && opts.preflight === undefined) {
+      if (
+        opts.list !== true && opts.active === undefined && opts.preflight === undefined &&
+        opts.fleet === undefined
+      ) {
         await requireDemoScenario(scenario);
       }
       const { runDemo } = await import("./demo.ts");
@@ -505,7 +602,17 @@ export function buildProgram(): Command {
 
   program.command("schema")
     .description("print the JSON Schema of what -o json prints: the report, or the error document (exit 3)")
-    .action(async () => {
+    .option("--diff", "the schema of `flyingfish diff -o json` instead")
+    .option("--fleet", "the fleet report's schema instead (check --all-contexts -o json)")
+    .action(async (opts) => {
+      if (opts.diff) {
+        const { diffJsonSchema } = await import("../report/diff_schema.ts");
+        return void console.log(JSON.stringify(diffJsonSchema(), null, 2));
+      }
+      if (opts.fleet) {
+        const { fleetJsonSchema } = await import("../report/fleet.ts");
+        return void console.log(JSON.stringify(fleetJsonSchema(), null, 2));
+      }
       const { publishedSchema } = await import("../report/error_doc.ts");
       console.log(JSON.stringify(publishedSchema(), null, 2));
     });

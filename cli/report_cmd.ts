@@ -10,6 +10,7 @@ import { ToolError } from "../errors.ts";
 import { writeOut } from "./output.ts";
 import { requireWrite, writeReportFile } from "./report_file.ts";
 import type { Report } from "../report/model.ts";
+import type { FleetFlags } from "./fleet_cmd.ts";
 
 export { REPORT_FORMATS } from "./defaults.ts";
 import type { REPORT_FORMATS } from "./defaults.ts";
@@ -80,12 +81,25 @@ export async function renderReport(report: Report, format: ReportFormat): Promis
 }
 
 /** Runs the report command; returns the exit code of the diagnosis (0/1/2), like `check`. */
-export async function runReportCommand(opts: ReportCommandOptions): Promise<number> {
+export async function runReportCommand(opts: ReportCommandOptions & FleetFlags): Promise<number> {
   const format = reportFormat(opts);
   const file = targetFile(opts);
   if (file) requireWrite(file);
+  const { isFleet, checkFleetFlags, runFleetCommand } = await import("./fleet_cmd.ts");
+  const fleet = isFleet(opts);
+  checkFleetFlags(opts as ReportCommandOptions & FleetFlags & Record<string, unknown>, fleet);
   const options = runOptionsFrom(opts);
   const { requestTimeoutMs, runTimeoutMs } = timeoutsFrom(opts);
+  if (fleet) {
+    return await runFleetCommand(opts, {
+      options,
+      requestTimeoutMs,
+      runTimeoutMs,
+      timeout: opts.timeout,
+      format,
+      ...(opts.outputFile ? { outputFile: opts.outputFile } : {}),
+    });
+  }
   const report: Report = await withSources(
     opts,
     requestTimeoutMs,

@@ -16,6 +16,7 @@ import { durationOption, runOptionsFrom, timeoutsFrom } from "./check.ts";
 import { stdoutIsTty, useColor, writeErr, writeOut } from "./output.ts";
 import { DEFAULT_REQUEST_TIMEOUT } from "./defaults.ts";
 import { openRemote } from "../diagnose/open.ts";
+import type { FleetFlags } from "./fleet_cmd.ts";
 
 /** Options of the watch command, as parsed by commander. */
 export interface WatchCommandOptions {
@@ -100,14 +101,34 @@ function isFatal(err: unknown): boolean {
 }
 
 /** Runs the watch command within `--timeout` (exit 3 past it, like every command); returns the exit code. */
-export async function runWatchCommand(opts: WatchCommandOptions): Promise<number> {
+export async function runWatchCommand(opts: WatchCommandOptions & FleetFlags): Promise<number> {
   const settings = watchSettingsFrom(opts);
   const bound = durationOption("--timeout", opts.timeout ?? "0");
-  const [{ withDeadline, NO_TIMEOUT_MS }] = await Promise.all([import("./deadline.ts")]);
+  const [{ withDeadline, NO_TIMEOUT_MS }, fleet] = await Promise.all([
+    import("./deadline.ts"),
+    import("./fleet_cmd.ts"),
+  ]);
+  const isFleet = fleet.isFleet(opts);
+  fleet.checkFleetFlags(opts as WatchCommandOptions & FleetFlags & Record<string, unknown>, isFleet);
   return await withDeadline(bound === 0 ? NO_TIMEOUT_MS : bound, opts.timeout ?? "0", (onExpiry) => {
     const stop = new AbortController();
     // Past --timeout: the rounds stop, the sources close (the deadline's own message says why).
     onExpiry(() => stop.abort());
+    if (isFleet) {
+      const { requestTimeoutMs } = timeoutsFrom({
+        timeout: "0",
+        requestTimeout: opts.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT,
+      });
+      return fleet.runFleetWatch(opts, {
+        options: runOptionsFrom({ ...opts, timeout: "0" }),
+        requestTimeoutMs,
+        intervalMs: settings.intervalMs,
+        waitMs: settings.timeoutMs,
+        ...(opts.until ? { until: opts.until } : {}),
+        output: opts.output === "jsonl" || !stdoutIsTty() ? "jsonl" : "text",
+        signal: stop.signal,
+      });
+    }
     return watchWithin(opts, settings, stop);
   });
 }

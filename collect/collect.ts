@@ -44,6 +44,8 @@ import { VERSION } from "../version.ts";
 /** One cluster to capture. */
 export interface CollectTarget {
   role: "local" | "remote";
+  /** Its folder under clusters/ (default: the role); a fleet bundle names each cluster (cli/collect.ts). */
+  name?: string;
   /** The live source, or null when the cluster could not be reached (then `error` says why). */
   source: ClusterSource | null;
   /** Raw reads (logs, /version), released with the source they share a client with; null to skip them. */
@@ -176,7 +178,7 @@ export async function collectBundle(
   const tallies = new Map<string, Tally>();
 
   const one = async (t: CollectTarget): Promise<void> => {
-    const name = t.role;
+    const name = t.name ?? t.role;
     const base: ManifestCluster = {
       name,
       role: t.role,

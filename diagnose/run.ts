@@ -3,8 +3,8 @@
  * each peering in dual mode, start the WireGuard sampling early, run the engine, and assemble the
  * report document.
  */
-import { liqoVersionOf } from "../liqo/lookups.ts";
-import type { ClusterSource } from "../kube/source.ts";
+import { liqoInstallationUnreadable, liqoVersionOf } from "../liqo/lookups.ts";
+import type { ClusterSource, ServerVersion } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
 import { PASSIVE_CHECKS } from "../checks/catalog.ts";
@@ -15,6 +15,7 @@ import { PermissionError, ToolError } from "../errors.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ReadScope } from "../liqo/scopes.ts";
 import { VERSION } from "../version.ts";
+import { heapBound } from "../heap.ts";
 import { buildPeeringDump, PEERING_DUMP_READS } from "../report/peering.ts";
 import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
@@ -64,7 +65,7 @@ export interface DiagnosisRequest {
  * What the WireGuard warm-up waits for: the gateways, their pods and the peers — all in the first
  * wave, needing nothing read before them. These reads are sent first.
  */
-const WARMUP_READS: readonly (readonly [KindId, ReadScope])[] = [
+export const WARMUP_READS: readonly (readonly [KindId, ReadScope])[] = [
   ["gatewayservers", "cluster"],
   ["gatewayclients", "cluster"],
   ["foreignclusters", "cluster"],
@@ -134,6 +135,68 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     ? { ...remoteLoaded, serverVersion: reachedRemote.ok ? reachedRemote.version?.gitVersion ?? null : null }
     : null;
   await warming;
+  return await judgeViews({
+    ...req,
+    started,
+    catalog,
+    local: { source: req.local, view: local, serverVersion: localServer },
+    remote: req.remote
+      ? {
+        source: remoteSource,
+        view: loadedRemote,
+        serverVersion: reachedRemote.ok ? reachedRemote.version : null,
+        error: remoteError,
+      }
+      : null,
+    probes,
+    sources,
+  });
+}
+
+/** One loaded cluster: its source, its view, what its /version said. */
+export interface LoadedCluster {
+  source: ClusterSource;
+  view: ClusterView;
+  serverVersion: ServerVersion | null;
+}
+
+/** What {@link judgeViews} needs: the clusters already read, the run's probe hub and options. */
+export interface JudgeRequest extends
+  Pick<
+    DiagnosisRequest,
+    "peers" | "options" | "onResult" | "onStart" | "invocation" | "signal" | "active" | "preflight"
+  > {
+  /** When the run started (performance.now()), for the report's duration. */
+  started: number;
+  catalog: readonly CheckDef[];
+  local: LoadedCluster;
+  /** Dual mode: the other cluster as read (view null: left out, and `error` says why). */
+  remote: {
+    source: ClusterSource | null;
+    view: ClusterView | null;
+    serverVersion: ServerVersion | null;
+    error?: string;
+  } | null;
+  /** Single mode: why there is no other end (fleet mode's half-visible edges; see EngineInput). */
+  noRemoteReason?: string;
+  /** Dual mode: judge only these peers of the remote end (fleet mode: the local end alone). */
+  remotePeers?: readonly string[];
+  probes: ProbeHub;
+  /** The probe hub's sources by cluster name: the judged clusters are added. */
+  sources: Map<string, ClusterSource>;
+}
+
+/**
+ * Judges clusters already read: pairs the two ends in dual mode, runs the engine and assembles the
+ * report. Reads nothing: fleet mode (multicluster/) calls it once per edge over views read once.
+ */
+export async function judgeViews(req: JudgeRequest): Promise<Report> {
+  const { started, catalog, probes, sources } = req;
+  const local = req.local.view;
+  const loadedRemote = req.remote?.view ?? null;
+  const remoteSource = req.remote?.source ?? null;
+  const remoteError = req.remote?.error;
+  const localServer = req.local.serverVersion;
   // Two kubeconfigs for one cluster: judge it once; the dual checks say why they cannot run.
   const sameCluster = !req.preflight && loadedRemote !== null && local.clusterId !== null &&
     local.clusterId === loadedRemote.clusterId;
@@ -153,8 +216,10 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     }
   }
   const pairing = loadedRemote && !req.preflight ? pairPeers(local, localPeers, loadedRemote) : null;
-  const remotePeers = remote && pairing ? pairing.remotePeers : [];
-  sources.set(local.name, req.local);
+  const remotePeers = remote && pairing
+    ? pairing.remotePeers.filter((p) => !req.remotePeers || req.remotePeers.includes(p.clusterId))
+    : [];
+  sources.set(local.name, req.local.source);
   if (remote && remoteSource) sources.set(remote.name, remoteSource);
 
   const remoteUnavailable = req.remote && !remote ? remoteError ?? "remote cluster unavailable" : undefined;
@@ -165,6 +230,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
       ? { view: remote, peers: remotePeers, unavailable: pairing?.problem ?? remoteUnavailable }
       : null,
     pairs: pairing?.pairs,
+    ...(req.noRemoteReason ? { noRemoteReason: req.noRemoteReason } : {}),
     probes,
     options: req.options,
     onResult: req.onResult,
@@ -183,8 +249,8 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     role: i === 0 ? "local" : "remote",
     liqoNamespace: v.liqoNamespace,
     liqoVersion: liqoVersionOf(v.inv),
-    serverVersion: (i === 0 ? localServer : reachedRemote.ok ? reachedRemote.version : null)?.gitVersion ??
-      null,
+    serverVersion: (i === 0 ? localServer : req.remote?.serverVersion ?? null)?.gitVersion ?? null,
+    ...unreadableInstallation(v),
   }));
   if (req.remote && !remote && !sameCluster) {
     clusters.push({
@@ -210,7 +276,9 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
   const cheatSheet = req.preflight
     ? { value: [], gaps: [] }
     : buildSection("cheat-sheet", CHEAT_SHEET_READS, views, () => buildCheatSheet(views, both), []);
-  const snapshot = req.local.isSnapshot;
+  const snapshot = req.local.source.isSnapshot;
+  // Between phases, what the engine and the sections let go is collected before the report is built.
+  heapBound().check();
   const report = assembleReport({
     schemaVersion: SCHEMA_VERSION,
     tool: { name: "flyingfish", version: VERSION },
@@ -229,6 +297,7 @@ export async function runDiagnosis(req: DiagnosisRequest): Promise<Report> {
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
     ...(req.active?.record ? { active: req.active.record() } : {}),
   }, req.invocation ?? null);
+  heapBound().check();
   if (!req.preflight) return report;
   const named = (v: ClusterView, file: string | null) => ({
     name: v.name,
@@ -261,4 +330,10 @@ function peerInfo(view: ClusterView, p: PeerView): PeerInfo {
     role: String(p.foreignCluster.status?.role ?? "Unknown"),
     tenantNamespace: p.tenantNamespace,
   };
+}
+
+/** `liqoUnreadable` of a cluster whose Liqo installation could not be looked for (else nothing). */
+function unreadableInstallation(v: ClusterView): Pick<ClusterInfo, "liqoUnreadable"> {
+  const why = liqoInstallationUnreadable(v.inv);
+  return why === null ? {} : { liqoUnreadable: why };
 }

@@ -12,6 +12,7 @@ export {
   baseRoot,
   buildClusterConfig,
   DEFAULT_REFERENCE_TIME,
+  fleetRoot,
   listScenarios,
   loadBase,
   loadScenario,
@@ -27,6 +28,7 @@ export {
   shiftTimestamps,
   useTestdata,
 } from "./scenario.ts";
+export { type FleetFile, loadFleet, type ServedFleet, serveFleet } from "./fleet.ts";
 export {
   type FakeCluster,
   type FakeClusterConfig,

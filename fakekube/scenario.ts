@@ -224,6 +224,11 @@ export function preflightProbeScenariosRoot(): URL {
   return new URL("preflight-probe/", testdata);
 }
 
+/** testdata/fleet/: the fleets (fakekube/fleet.ts). */
+export function fleetRoot(): URL {
+  return new URL("fleet/", testdata);
+}
+
 /** testdata/base/: the base example clusters. */
 export function baseRoot(): URL {
   return new URL("base/", testdata);

@@ -9,6 +9,7 @@ import { parse as parseYaml } from "yaml";
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
 import { displayUrl } from "./display_url.ts";
 import { parsedCaPem } from "./ca.ts";
+import { X509Certificate } from "node:crypto";
 
 /** Where the kubeconfig comes from and which context to use. */
 export interface KubeConfigOptions {
@@ -18,6 +19,11 @@ export interface KubeConfigOptions {
   context?: string;
   /** kubeconfig text given directly (demo, tests); wins over `kubeconfig`; no file is read. */
   kubeconfigYaml?: string;
+  /**
+   * Several explicit kubeconfig files (`--kubeconfig` repeated, fleet mode), merged as kubectl merges
+   * KUBECONFIG; wins over `kubeconfig`. Unlike KUBECONFIG, a file that does not exist is an error.
+   */
+  kubeconfigs?: readonly string[];
 }
 
 /** The `path` reported for a kubeconfig given as text. */
@@ -257,6 +263,11 @@ function pathListSeparator(): string {
 /** Finds the kubeconfig file(s) to read, in kubectl's order. */
 async function locate(opts: KubeConfigOptions): Promise<RawFile[]> {
   if (opts.kubeconfigYaml !== undefined) return [parseKubeconfig(INLINE_PATH, opts.kubeconfigYaml, null)];
+  if (opts.kubeconfigs?.length) {
+    const files: RawFile[] = [];
+    for (const p of new Set(opts.kubeconfigs.map(resolvePath))) files.push((await readKubeconfig(p, false))!);
+    return files;
+  }
   if (opts.kubeconfig) {
     return [(await readKubeconfig(resolvePath(opts.kubeconfig), false))!];
   }
@@ -386,6 +397,82 @@ function readContext(name: string, entry: Record<string, unknown>): Context | nu
   const c = isMapping(entry.context) ? entry.context : null;
   if (!c || typeof c.cluster !== "string") return null;
   return { name, cluster: c.cluster, user: str(c.user), namespace: str(c.namespace) };
+}
+
+/** One context of a merged kubeconfig, as fleet mode lists them (nothing is sent to read it). */
+export interface ContextEntry {
+  /** The context's name. */
+  name: string;
+  /** Its cluster entry's name. */
+  cluster: string;
+  /** Its user entry's name (undefined: anonymous). */
+  user?: string;
+  /** The API server URL without userinfo (null: the cluster entry is missing or has no server). */
+  server: string | null;
+  /**
+   * What the client trusts: `sha256:<hex>` of the first certificate of the CA (data or file),
+   * `insecure` (insecure-skip-tls-verify), `system` (no CA: the system roots), or `unreadable: …`.
+   */
+  ca: string;
+}
+
+/**
+ * Every context of the merged kubeconfig (same files and merge rule as {@link loadKubeConfig}), in
+ * merge order, with what identifies the cluster it reaches before any request: the API server URL
+ * and the CA's fingerprint. No context needs to be current, and no user is read.
+ */
+export async function listContexts(
+  opts: KubeConfigOptions,
+): Promise<{ contexts: ContextEntry[]; path: string }> {
+  const files = await locate(opts);
+  const clusters = new Map<string, { file: RawFile; entry: Record<string, unknown> }>();
+  const contexts = new Map<string, Context>();
+  for (const f of files) {
+    for (const c of namedEntries(f.doc, "clusters")) {
+      if (!clusters.has(c.name)) clusters.set(c.name, { file: f, entry: c.value });
+    }
+    for (const c of namedEntries(f.doc, "contexts")) {
+      const ctx = readContext(c.name, c.value);
+      if (ctx && !contexts.has(c.name)) contexts.set(c.name, ctx);
+    }
+  }
+  const out: ContextEntry[] = [];
+  for (const ctx of contexts.values()) {
+    const raw = clusters.get(ctx.cluster);
+    const cluster = raw ? readCluster(ctx.cluster, raw.entry, raw.file.dir) : null;
+    out.push({
+      name: ctx.name,
+      cluster: ctx.cluster,
+      ...(ctx.user ? { user: ctx.user } : {}),
+      server: cluster ? displayUrl(cluster.server) : null,
+      ca: cluster ? await caIdentity(cluster) : "unreadable: no cluster entry",
+    });
+  }
+  const paths = files.filter((f) => f.path !== INLINE_PATH).map((f) => f.path);
+  return { contexts: out, path: paths.length > 0 ? paths.join(pathListSeparator()) : INLINE_PATH };
+}
+
+/** The CA a cluster entry trusts, as {@link ContextEntry.ca} spells it. */
+async function caIdentity(cluster: Cluster): Promise<string> {
+  if (cluster.skipTLSVerify) return "insecure";
+  let pem: string;
+  try {
+    if (cluster.caData) pem = atob(cluster.caData.replace(/\s+/g, ""));
+    else if (cluster.caFile) pem = await Deno.readTextFile(cluster.caFile);
+    else return "system";
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new PermissionError("--allow-read", `read the CA file ${cluster.caFile}`, { cause: err });
+    }
+    return `unreadable: ${readFailure(err)}`;
+  }
+  const block = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/.exec(pem)?.[0];
+  if (!block) return "unreadable: no certificate";
+  try {
+    return `sha256:${new X509Certificate(block).fingerprint256.replace(/:/g, "").toLowerCase()}`;
+  } catch (err) {
+    return `unreadable: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }
 
 /**

@@ -267,6 +267,20 @@ export async function openSnapshotBytes(
   return { local, remote, manifest };
 }
 
+/** Every cluster of a bundle (a fleet bundle holds many): its manifest entry and its source, or why none. */
+export async function openSnapshotClusters(
+  path: string,
+  onSkipped: OnSkipped = warnSkipped,
+): Promise<{ entry: ManifestCluster; source: SnapshotClusterSource | null }[]> {
+  const files = await unpackBundle(await readBundleFile(path));
+  const manifest = readManifest(files);
+  for (const c of manifest.clusters) for (const o of c.skipped ?? []) onSkipped(c.name, o);
+  return manifest.clusters.map((entry) => ({
+    entry,
+    source: entry.error ? null : snapshotSource(files, manifest, entry, onSkipped),
+  }));
+}
+
 /** Opens a bundle file written by `flyingfish collect` (only `--allow-read` needed). */
 export async function openSnapshot(path: string): Promise<OpenedSnapshot> {
   const { local, remote } = await openSnapshotBytes(await readBundleFile(path));

@@ -29,6 +29,7 @@ import {
   varyingScopes,
 } from "../report/model.ts";
 import { MARKS } from "./text.ts";
+import { diffHtmlSection } from "./diff_html.ts";
 import { hopsOf } from "../report/hops.ts";
 import { commentPlacement } from "../report/remediation.ts";
 import { isNeedsRemote } from "../report/skips.ts";
@@ -371,6 +372,15 @@ function dataPathHtml(report: Report): string[] {
   return body;
 }
 
+/** The report's stylesheet, for documents that embed its parts (render/fleet_html.ts). */
+export const REPORT_CSS: string = CSS;
+
+/** The first peering's data path of a report as an inline SVG (fleet mode draws one per edge). */
+export function firstDataPathSvg(report: Report, id: string): string {
+  const p = dataPaths(report)[0];
+  return svgPath(dataPath(report, p.to, p.from), id, p.from, p.to ?? "remote");
+}
+
 /** Renders the self-contained HTML report. */
 export function renderHtml(report: Report): string {
   const s = report.summary;
@@ -431,6 +441,15 @@ export function renderHtml(report: Report): string {
     } · ${s.fail} failed · ${s.skip} skipped · ${s.unknown} unknown` +
       ` (${s.total} checks)</p>`,
   );
+
+  if (report.changedSinceHealthy) {
+    body.push(
+      `<section id="since-healthy"><h2>What changed since it last worked</h2>`,
+      `<p>compared with the last healthy round (${h(report.changedSinceHealthy.before.takenAt)})</p>`,
+      diffHtmlSection(report.changedSinceHealthy),
+      `</section>`,
+    );
+  }
 
   // Layer chips + data path; before a peering there is none: the verdict heads the page instead.
   if (!report.preflight) body.push(...dataPathHtml(report));

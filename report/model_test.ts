@@ -72,17 +72,18 @@ Deno.test("summarize counts statuses and the total", () => {
 Deno.test("canonical puts keys in schema order", () => {
   const r = sampleReport();
   const shuffled = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
-  // `stopped` and `active` are optional: a passive report that ran to its end has every other key, in order.
-  const optional = ["active", "stopped", "preflight"];
+  // `stopped`, `active`, `preflight` and `changedSinceHealthy` are optional: a passive report that ran to its
+  // end has every other key, in order.
+  const optional = ["active", "stopped", "preflight", "changedSinceHealthy"];
   assert.deepEqual(Object.keys(canonical(shuffled)), REPORT_KEYS.filter((k) => !optional.includes(k)));
   assert.deepEqual(
     Object.keys(canonical({ ...shuffled, active: null })),
-    REPORT_KEYS.filter((k) => k !== "stopped" && k !== "preflight"),
+    REPORT_KEYS.filter((k) => k !== "stopped" && k !== "preflight" && k !== "changedSinceHealthy"),
   );
   const stopped = { by: "SIGINT" as const, message: "interrupted" };
   assert.deepEqual(
     Object.keys(canonical({ ...shuffled, active: null, stopped })),
-    REPORT_KEYS.filter((k) => k !== "preflight"),
+    REPORT_KEYS.filter((k) => k !== "preflight" && k !== "changedSinceHealthy"),
   );
 });
 

@@ -15,6 +15,7 @@ import type { AlsoFailing, Diagnosis } from "../checks/diagnosis.ts";
 import { type Invocation, InvocationSchema } from "./invocation.ts";
 import { type ReportStep, ReportStepSchema } from "./remediation.ts";
 import { type ActiveRunRecord, ActiveRunRecordSchema } from "./active.ts";
+import { type DiffReport, DiffReportSchema } from "./diff_schema.ts";
 import { type PreflightBlock, PreflightBlockSchema } from "./preflight.ts";
 
 /** Version of the report document shape. */
@@ -30,7 +31,7 @@ export type ReportDiagnosis = Omit<Diagnosis, "remediation"> & { remediation: Re
 export interface ClusterInfo {
   /** Display name: the Liqo cluster ID when known, else the kubeconfig context. */
   name: string;
-  /** The Liqo cluster ID (null: Liqo not found). */
+  /** The Liqo cluster ID (null: not found, or unreadable). */
   clusterId: string | null;
   /** The kubeconfig context (from a snapshot: the one recorded at capture). */
   context: string;
@@ -38,12 +39,17 @@ export interface ClusterInfo {
   server: string;
   /** `local`: named by --kubeconfig/--context; `remote`: by --remote-kubeconfig/--remote-context. */
   role: "local" | "remote";
-  /** Namespace Liqo runs in (null: not found). */
+  /** Namespace Liqo runs in (null: not found, or unreadable: see liqoUnreadable). */
   liqoNamespace: string | null;
   /** The Liqo version (controller-manager image tag; null: unknown). */
   liqoVersion: string | null;
   /** Kubernetes version the API server reports (`/version` gitVersion); null or absent: unknown. */
   serverVersion?: string | null;
+  /**
+   * Why Liqo's installation could not be read (the Deployments that locate it: kind and status);
+   * absent when it was looked for. With it, a null liqoNamespace means "unknown", not "not installed".
+   */
+  liqoUnreadable?: string;
 }
 
 /** One peer (ForeignCluster) as seen from one cluster. */
@@ -173,6 +179,11 @@ export interface Report {
    * not a verdict, and `exitCode` is the process's (130, 3). Absent: the run ran to its end.
    */
   stopped?: RunStop;
+  /**
+   * `watch` and `serve`: what changed since the last healthy round (`flyingfish diff` of that round
+   * and this one), set on a round with a failure once a healthy round was seen. Absent otherwise.
+   */
+  changedSinceHealthy?: DiffReport;
 }
 
 /** Why a run did not finish. */
@@ -242,6 +253,10 @@ export const ClusterInfoSchema: z.ZodType<ClusterInfo> = z.object({
   liqoVersion: z.string().nullable(),
   serverVersion: z.string().nullable().optional().describe(
     "Kubernetes version the API server reports (/version gitVersion); null or absent: unknown",
+  ),
+  liqoUnreadable: z.string().optional().describe(
+    "Why Liqo's installation could not be read (the Deployments that locate it: kind and status); absent " +
+      "when it was looked for. With it, a null liqoNamespace/liqoVersion means unknown, not absent",
   ),
 });
 
@@ -378,6 +393,10 @@ const reportObject = z.object({
     "flyingfish preflight: can the two clusters peer (verdict), on what (blockers, changes, undecided), and the " +
       "liqoctl peer line that fits what was found; its own `version`; absent for other commands",
   ),
+  changedSinceHealthy: DiffReportSchema.optional().describe(
+    "watch and serve: what changed since the last healthy round (the flyingfish diff document), on a round " +
+      "with a failure once a healthy round was seen; absent otherwise",
+  ),
 }).meta({
   title: "FlyingFish report",
   description: "Result of a flyingfish check run (Liqo inter-cluster connectivity diagnosis)",
@@ -388,6 +407,9 @@ export const ReportSchema: z.ZodType<Report> = reportObject;
 
 /** Top-level keys of the report, in schema (output) order. */
 export const REPORT_KEYS: readonly string[] = Object.keys(reportObject.shape);
+
+/** The schema of each top-level key (report/views.ts puts the report in order piece by piece). */
+export const REPORT_SHAPE: Readonly<Record<string, z.ZodType>> = reportObject.shape;
 
 // Compile-time guard: the zod schema and the hand-written Report interface stay in step.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -42,6 +42,22 @@ export interface TransitionEvent extends CheckKey {
   to: Status | null;
   /** The check's summary in the newer round (the older one's when it is gone). */
   summary: string;
+  /** On a transition to `fail` once a healthy round was seen: what changed since then. */
+  changedSinceHealthy?: SinceHealthyBrief;
+}
+
+/** What changed since the last healthy round, in brief (serve's `/diff` has the whole document). */
+export interface SinceHealthyBrief {
+  /** When the last healthy round read the clusters (RFC 3339). */
+  since: string;
+  /** The earliest newly failing check since then (null: none newly fails). */
+  answer: string | null;
+  /** The answer's check ID when this transition follows from it, else null. */
+  downstreamOf: string | null;
+  /** One line per changed object, the answer's reads first (at most 20). */
+  changes: string[];
+  /** Changed objects not listed. */
+  more: number;
 }
 
 /** One line per round after the first. */

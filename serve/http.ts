@@ -6,6 +6,7 @@
  * - `/readyz` — a round has completed (200), else 503
  * - `/report` — the latest report as JSON, byte for byte what `check -o json` prints
  * - `/` — the latest report as the HTML report (render/html.ts)
+ * - `/diff` — what changed since the last healthy round (the `flyingfish diff` document; 204: nothing)
  *
  * Nothing served carries a secret: the report is secret-free by construction (secrets are reduced
  * to public facts when read) and the metrics carry check IDs, cluster and peer names only.
@@ -16,7 +17,7 @@ import { type BuildInfo, METRICS_CONTENT_TYPE, renderMetrics } from "./metrics.t
 import type { ServeState } from "./state.ts";
 
 /** The paths served, for the probes of deploy/ and the tests. */
-export const SERVED_PATHS = ["/", "/metrics", "/healthz", "/readyz", "/report"] as const;
+export const SERVED_PATHS = ["/", "/metrics", "/healthz", "/readyz", "/report", "/diff"] as const;
 
 const NO_STORE = { "cache-control": "no-store" };
 
@@ -51,6 +52,26 @@ export function serveHandler(state: ServeState, build: BuildInfo): (req: Request
         const report = state.snapshot().report;
         if (!report) return notYet(state);
         return new Response(renderJson(report), {
+          headers: { "content-type": "application/json; charset=utf-8", ...NO_STORE },
+        });
+      }
+      case "/diff": {
+        // What changed since the last healthy round (flyingfish diff's document); 204 when nothing to say.
+        const report = state.snapshot().report;
+        if (!report) return notYet(state);
+        const d = report.changedSinceHealthy;
+        if (!d) {
+          return new Response(null, {
+            status: 204,
+            headers: {
+              "x-flyingfish-reason": report.results.some((r) => r.status === "fail")
+                ? "no healthy round seen yet"
+                : "the latest round has no failure",
+              ...NO_STORE,
+            },
+          });
+        }
+        return new Response(JSON.stringify(d, null, 2) + "\n", {
           headers: { "content-type": "application/json; charset=utf-8", ...NO_STORE },
         });
       }

@@ -21,6 +21,9 @@ import type { CheckDef, RunOptions } from "../checks/types.ts";
 import type { Report } from "../report/model.ts";
 import type { Invocation } from "../report/invocation.ts";
 import { runDiagnosis } from "../diagnose/run.ts";
+import { PASSIVE_CHECKS } from "../checks/catalog.ts";
+import { recordingSource } from "../diff/capture.ts";
+import { SinceHealthy } from "../diff/since_healthy.ts";
 
 /** Runs diagnosis rounds over the same sources. */
 export interface RoundRunner {
@@ -56,6 +59,11 @@ export interface RoundsOptions {
   signal?: AbortSignal;
   /** Keep lists current with watches when the source can watch (default true). */
   watch?: boolean;
+  /**
+   * Keep the last healthy round's objects (redacted like collect, bounded per kind) so a round with
+   * a failure carries `changedSinceHealthy` (default true).
+   */
+  sinceHealthy?: boolean;
 }
 
 /** A runner, with counters for tests and benchmarks. */
@@ -76,6 +84,12 @@ export function startRounds(opts: RoundsOptions): RoundRunnerWithStats {
   const cached = [local, remoteSource].filter((s): s is WatchCachedSource =>
     s !== null && "stats" in s && typeof s.stats === "function"
   );
+  // What each round reads is recorded (on top of the watch cache) for the diff since healthy.
+  const keep = opts.sinceHealthy !== false;
+  const localRec = keep ? recordingSource(local) : null;
+  const remoteRec = keep && remoteSource ? recordingSource(remoteSource) : null;
+  const tracker = keep ? new SinceHealthy(opts.catalog ?? PASSIVE_CHECKS) : null;
+  const roundRemote = remote && remoteRec ? { ...remote, source: remoteRec.source } : remote;
   const probes = opts.probes ?? ((sources: Map<string, ClusterSource>) =>
     createProbeHub({
       sources,
@@ -94,9 +108,11 @@ export function startRounds(opts: RoundsOptions): RoundRunnerWithStats {
 
   async function round(): Promise<Report> {
     if (closed) throw new Error("the round runner is closed");
+    localRec?.reset();
+    remoteRec?.reset();
     const report = await runDiagnosis({
-      local,
-      remote,
+      local: localRec?.source ?? local,
+      remote: roundRemote,
       peers: opts.peers,
       options: opts.options,
       probes,
@@ -106,6 +122,21 @@ export function startRounds(opts: RoundsOptions): RoundRunnerWithStats {
       signal: stop.signal,
     });
     rounds++;
+    if (tracker && localRec) {
+      const nameOf = (role: "local" | "remote") => report.clusters.find((c) => c.role === role)?.name ?? role;
+      const diff = tracker.observe({
+        label: `round ${rounds}`,
+        mode: "live",
+        report,
+        clusters: [
+          localRec.capture("local", nameOf("local")),
+          ...(remoteRec && report.clusters.some((c) => c.role === "remote" && c.clusterId !== null)
+            ? [remoteRec.capture("remote", nameOf("remote"))]
+            : []),
+        ],
+      });
+      if (diff) report.changedSinceHealthy = diff;
+    }
     // Watches this round no longer read (a tenant namespace gone) are stopped.
     for (const c of cached) c.sweep();
     return report;

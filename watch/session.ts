@@ -104,7 +104,7 @@ export class WatchSession {
       for (const [k, r] of next) {
         const before = this.#statuses.get(k);
         if (before?.status === r.status) continue;
-        transitions.push(transition(r, before?.status ?? null, r.status, time));
+        transitions.push(withSince(transition(r, before?.status ?? null, r.status, time), report));
       }
       for (const [k, r] of this.#statuses) {
         if (!next.has(k)) transitions.push(transition(r, r.status, null, time));
@@ -219,6 +219,24 @@ export class WatchSession {
     }
     for (const k of [...this.#firstSince.keys()]) if (!seen.has(k)) this.#firstSince.delete(k);
   }
+}
+
+/** Brief of the report's diff since healthy (watch/rounds.ts sets it) on a transition to `fail`. */
+function withSince(t: TransitionEvent, report: Report): TransitionEvent {
+  const d = report.changedSinceHealthy;
+  if (!d || t.to !== "fail") return t;
+  const mine = d.transitions.find((x) => x.id === t.id && x.peer === t.peer && x.to === "fail");
+  const changes = d.objects.slice(0, 20).map((o) => `[${o.cluster}] ${o.summary}`);
+  return {
+    ...t,
+    changedSinceHealthy: {
+      since: d.before.takenAt,
+      answer: d.answer?.id ?? null,
+      downstreamOf: mine?.downstreamOf ?? null,
+      changes,
+      more: d.objects.length - changes.length,
+    },
+  };
 }
 
 function transition(r: ReportResult, from: Status | null, to: Status | null, time: string): TransitionEvent {

@@ -69,6 +69,12 @@ export interface ScaleCluster {
   wireguard: WireguardState;
   /** Peer cluster IDs, in order (the first is the base's milan-8d1f03). */
   peers: string[];
+  /**
+   * What each peer's clone changed of the base peer's values that its other end holds too — WireGuard
+   * keys (exact strings) and the gateway endpoint and API server addresses (IPv4) — so that end can be
+   * made to match (bench/fleet/healthy.ts). Empty for the first peer, the base's own.
+   */
+  peerSwaps: { id: string; keys: [string, string][]; ips: [string, string][] }[];
   /** The peer whose UDP is blocked in the broken variant; null when healthy. */
   brokenPeer: string | null;
   /** Objects per kind. */
@@ -263,7 +269,7 @@ function find(objects: Obj[], kind: string, name: string, namespace?: string): O
 }
 
 /** Replaces an IPv4 address (or prefix such as "10.71.") only where it is not part of a longer one. */
-function replaceIp(text: string, from: string, to: string): string {
+export function replaceIp(text: string, from: string, to: string): string {
   const esc = from.replace(/\./g, "\\.");
   const tail = from.endsWith(".") ? "(?=\\d)" : "(?![\\d])";
   return text.replace(new RegExp(`(?<![\\d.])${esc}${tail}`, "g"), to);
@@ -406,9 +412,11 @@ export function generateScaleCluster(
   if (!baseWgKey) throw new Error(`base: no WireGuard state for the gateway of ${BASE_PEER}`);
   const baseWgJson = JSON.stringify(base.wireguard[baseWgKey]);
 
+  const peerSwaps: ScaleCluster["peerSwaps"] = [];
   for (const [i, p] of peers.entries()) {
     let text = templateJson;
     let wg = baseWgJson;
+    peerSwaps.push({ id: p.id, keys: [], ips: [] });
     if (i > 0) {
       const uids = new Map<string, string>();
       text = text.replace(UUID, (u) => {
@@ -421,6 +429,11 @@ export function generateScaleCluster(
         [baseSecret.data.publicKey, rnd.wgKey()],
         [basePublicKey.spec.publicKey, rnd.wgKey()],
       ];
+      peerSwaps[i] = {
+        id: p.id,
+        keys,
+        ips: [[BASE_ENDPOINT, `203.0.113.${50 + i}`], [BASE_API_SERVER, `198.51.100.${20 + i}`]],
+      };
       const [, gwHash, gwSuffix] = p.gwPod.match(/-([0-9a-f]{10})-(\w{5})$/)!;
       const vkHash = rnd.hex(9), vkSuffix = rnd.suffix(5);
       const swap = (t: string): string => {
@@ -736,6 +749,7 @@ export function generateScaleCluster(
     objects: out,
     wireguard,
     peers: peers.map((p) => p.id),
+    peerSwaps,
     brokenPeer: brokenPeer?.id ?? null,
     counts: count(out),
   };

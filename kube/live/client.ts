@@ -30,6 +30,8 @@ export interface KubeClientOptions {
   kubeconfigYaml?: string;
   /** kubeconfig context (default: current-context). */
   context?: string;
+  /** Several kubeconfig files merged like KUBECONFIG (fleet mode's repeated `--kubeconfig`). */
+  kubeconfigs?: readonly string[];
   /**
    * Timeout of each API request (of each attempt, from when it is sent) and exec, in milliseconds
    * (default 15000).
@@ -138,6 +140,7 @@ export async function openKubeClient(opts: KubeClientOptions = {}): Promise<Kube
   const loaded = await loadKubeConfig({
     kubeconfig: opts.kubeconfig,
     kubeconfigYaml: opts.kubeconfigYaml,
+    kubeconfigs: opts.kubeconfigs,
     context: opts.context,
   });
   const { kc, contextName, server } = loaded;

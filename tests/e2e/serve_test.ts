@@ -15,6 +15,7 @@ import { runServeCommand } from "../../cli/serve_cmd.ts";
 import { parsePromText, type PromFamily } from "../support/prom_text.ts";
 import { covers, granted, permissionKey, permissionsOf, type Rule } from "../support/rbac.ts";
 import { FAKE_CLOCK } from "./harness.ts";
+import type { DiffReport } from "../../report/diff_schema.ts";
 
 const REPO = new URL("../../", import.meta.url);
 
@@ -138,8 +139,30 @@ Deno.test({
       assert.ok(
         (value(m, "flyingfish_last_successful_round_timestamp_seconds", {}) ?? 0) * 1000 > now.getTime(),
       );
+      // Healthy: nothing to say at /diff. Broken again: what changed since the healthy round, at /diff,
+      // in /report's JSON and in the HTML report.
+      const none = await fetch(`${base}/diff`);
+      assert.equal(none.status, 204);
+      assert.equal(none.headers.get("x-flyingfish-reason"), "the latest round has no failure");
+      const again = await buildClusterConfig(broken, broken.run.local, now);
+      cluster.replaceObjects(again.objects, again.wireguard);
+      // The gateway's `wg show` changes at once, the lists through the watches a moment later: a round
+      // in between may answer with the tunnel's symptom; the rounds after it, with the diagnosis.
+      const seen: { diff: DiffReport | null } = { diff: null };
+      await until("/diff after the break", 20_000, async () => {
+        const r = await fetch(`${base}/diff`);
+        seen.diff = r.status === 200 ? await r.json() : (await r.body?.cancel(), null);
+        return seen.diff?.answer?.id === broken.expect.diagnosis;
+      });
+      const diff = seen.diff!;
+      assert.equal(diff.kind, "flyingfish-diff");
+      assert.equal(diff.answer?.id, broken.expect.diagnosis);
+      assert.equal(diff.exitCode, 2);
+      const since = (await (await fetch(`${base}/report`)).json()).changedSinceHealthy;
+      assert.equal(since?.answer?.id, broken.expect.diagnosis);
+      assert.match(await (await fetch(`${base}/`)).text(), /What changed since it last worked/);
       // No secret in anything served.
-      for (const path of ["/metrics", "/report", "/"]) {
+      for (const path of ["/metrics", "/report", "/", "/diff"]) {
         assert.ok(!(await (await fetch(`${base}${path}`)).text()).includes(cluster.token), path);
       }
     } finally {

@@ -322,6 +322,43 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "watch -o jsonl: a peering that breaks mid-run carries what changed since it last worked in the transition",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const breaking = await serveBroken();
+    breaking.swap("healthy");
+    try {
+      let snapshots = 0;
+      const run = await runWatchCli(
+        breaking.served.kubeconfigYaml(CLUSTER),
+        // Not --until failure: the gateway's samples change at once, the lists through the watches a
+        // moment later; the watch runs on until both are in.
+        ["-o", "jsonl", "--interval", "200ms", "--wait", "4s"],
+        (line) => {
+          if (JSON.parse(line).type === "snapshot" && ++snapshots === 1) breaking.swap("broken");
+        },
+      );
+      assert.equal(run.code, 2, run.stderr);
+      const events = run.lines.map((l) => JSON.parse(l) as WatchEvent);
+      const gw02 = events.find((e): e is TransitionEvent => e.type === "transition" && e.id === "GW-02");
+      assert.ok(gw02, run.lines.join("\n"));
+      assert.equal(gw02.to, "fail");
+      const since = gw02.changedSinceHealthy;
+      assert.ok(since, "the transition to fail says what changed");
+      assert.equal(since.answer, "GW-02");
+      assert.equal(since.downstreamOf, null);
+      const lb =
+        /^\[local\] Service liqo-tenant-rome-4b2a9e\/gw-rome-4b2a9e: LoadBalancer address 203\.0\.113\.50 → \(none\)/;
+      assert.ok(since.changes.some((c) => lb.test(c)), since.changes.join("\n"));
+    } finally {
+      await breaking.served.close();
+    }
+  },
+});
+
 function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,0 +1,101 @@
+/**
+ * One side of a diff from a bundle's files — a `collect` bundle read from disk, or a live read that
+ * `collect`'s own capture made in memory (so it is redacted the same way and covers the same
+ * objects). Either way the side is diagnosed like `check --snapshot`: the same engine, passive, no
+ * packet from this host.
+ */
+import { PermissionError, ToolError } from "../errors.ts";
+import { readManifest, unpackBundle } from "../kube/bundle.ts";
+import { type OnSkipped, snapshotSource } from "../kube/snapshot.ts";
+import type { ClusterSource } from "../kube/source.ts";
+import type { CheckDef, RunOptions } from "../checks/types.ts";
+import { createProbeHub } from "../probes/live_hub.ts";
+import { runDiagnosis } from "../diagnose/run.ts";
+import { captureFromBundle, type SideCapture } from "./capture.ts";
+
+/** Run options of a side: passive, no network probes (a bundle's capture time judges ages). */
+export const DIFF_RUN_OPTIONS: RunOptions = {
+  networkProbes: false,
+  preciseUdp: false,
+  sampleIntervalMs: 0,
+  latencyThresholdMs: 200,
+  checkTimeoutMs: 30_000,
+};
+
+/** Reads a bundle file's bytes (one-line errors for a missing file or permission). */
+export async function readBundle(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new PermissionError("--allow-read", `read the bundle ${path}`, { cause: err });
+    }
+    if (err instanceof Deno.errors.NotFound) throw new ToolError(`cannot read bundle ${path}: no such file`);
+    throw new ToolError(`cannot read bundle ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
+}
+
+/** What {@link sideFromFiles} needs besides the files. */
+export interface SideOptions {
+  label: string;
+  mode: "snapshot" | "live";
+  catalog: readonly CheckDef[];
+  options?: RunOptions;
+  peers?: readonly string[];
+  onSkipped?: OnSkipped;
+  onNotice?: (line: string) => void;
+}
+
+/** Diagnoses a bundle's files and keeps what they hold: one side of a diff. */
+export async function sideFromFiles(files: Map<string, Uint8Array>, opts: SideOptions): Promise<SideCapture> {
+  const manifest = readManifest(files);
+  const localEntry = manifest.clusters.find((c) => c.role === "local");
+  if (!localEntry) throw new ToolError(`${opts.label}: the bundle has no local cluster`);
+  if (localEntry.error) {
+    throw new ToolError(`${opts.label}: no data for the local cluster: ${localEntry.error}`);
+  }
+  const local = snapshotSource(files, manifest, localEntry, opts.onSkipped);
+  const remoteEntry = manifest.clusters.find((c) => c.role === "remote");
+  const remote = remoteEntry
+    ? remoteEntry.error
+      ? { source: null, error: remoteEntry.error }
+      : { source: snapshotSource(files, manifest, remoteEntry, opts.onSkipped) }
+    : null;
+  const options = opts.options ?? DIFF_RUN_OPTIONS;
+  const report = await runDiagnosis({
+    local,
+    remote,
+    peers: opts.peers,
+    options,
+    catalog: opts.catalog,
+    probes: (sources: Map<string, ClusterSource>) =>
+      createProbeHub({
+        sources,
+        networkProbes: false,
+        preciseUdp: false,
+        sampleIntervalMs: options.sampleIntervalMs,
+      }),
+    onNotice: opts.onNotice,
+  });
+  return {
+    label: opts.label,
+    mode: opts.mode,
+    report,
+    clusters: captureFromBundle(files, manifest, report),
+    ipsPseudonymised: manifest.options.redactIps,
+  };
+}
+
+/** One side from a bundle file on disk. */
+export async function sideFromBundle(
+  path: string,
+  opts: Omit<SideOptions, "label" | "mode">,
+): Promise<SideCapture> {
+  return await sideFromFiles(await unpackBundle(await readBundle(path)), {
+    ...opts,
+    label: path,
+    mode: "snapshot",
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * Reading the fleet: every selected context grouped by what it reaches before anything is sent
+ * (API server URL + CA fingerprint), one context per group read — each cluster's inventory read
+ * ONCE, by the same read plan and loader a single run uses — with at most `parallel` clusters in
+ * flight and each bounded by `clusterTimeoutMs`. A cluster that cannot be read is kept with its
+ * one-line tool error and never stops the others; a missing Deno permission or a bug still ends the
+ * run. Groups that turn out to share a Liqo cluster ID are one cluster (merged in ./identity.ts).
+ */
+import { oneLine, PermissionError, ToolError } from "../errors.ts";
+import type { ContextEntry } from "../kube/kubeconfig.ts";
+import type { ClusterSource, ServerVersion } from "../kube/source.ts";
+import type { ClusterView } from "../checks/types.ts";
+import type { ProbeHub } from "../probes/hub.ts";
+import { type ReadPlan, ViewLoader, viewOf } from "../diagnose/views.ts";
+import { peersOf } from "../diagnose/views.ts";
+import { warmWireguard } from "../diagnose/warmup.ts";
+import { WARMUP_READS } from "../diagnose/run.ts";
+import { within } from "../time.ts";
+
+/** Contexts that reach one API server with one CA: one cluster, read through one of them. */
+export interface EndpointGroup {
+  /** In kubeconfig order. */
+  contexts: ContextEntry[];
+}
+
+/** Groups contexts by API server URL and CA fingerprint (no request is sent). */
+export function groupByEndpoint(contexts: readonly ContextEntry[]): EndpointGroup[] {
+  const groups = new Map<string, EndpointGroup>();
+  for (const c of contexts) {
+    // A context without a server cannot be compared: alone, it fails on its own.
+    const key = c.server === null ? `\u0000${c.name}` : `${c.server}\u0000${c.ca}`;
+    const g = groups.get(key);
+    if (g) g.contexts.push(c);
+    else groups.set(key, { contexts: [c] });
+  }
+  return [...groups.values()];
+}
+
+/** One endpoint group as read. */
+export interface ReadCluster {
+  group: EndpointGroup;
+  /** The context whose credentials read it (or the last one tried). */
+  context: ContextEntry;
+  /** Why that context, when the group has several. */
+  chosenBecause: string | null;
+  source: ClusterSource | null;
+  view: ClusterView | null;
+  serverVersion: ServerVersion | null;
+  /** The one-line tool error (null: read). */
+  error: string | null;
+}
+
+/** How the fleet is read. */
+export interface FleetReadOptions {
+  /** Opens a context's live source (nothing sent yet). */
+  open: (context: string) => Promise<ClusterSource>;
+  plan: ReadPlan;
+  probes: ProbeHub;
+  /** The probe hub's sources: each read cluster is added under a provisional alias for the warm-up. */
+  sources: Map<string, ClusterSource>;
+  parallel: number;
+  clusterTimeoutMs: number;
+  /** `--cluster-timeout` as the user spelled it (for the reason line). */
+  clusterTimeoutLabel: string;
+}
+
+/** Reads every group, `parallel` at a time, in kubeconfig order. */
+export async function readFleet(
+  groups: readonly EndpointGroup[],
+  opts: FleetReadOptions,
+): Promise<ReadCluster[]> {
+  const out: ReadCluster[] = new Array(groups.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < groups.length) {
+      const i = next++;
+      out[i] = await readGroup(groups[i], opts);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.parallel, groups.length)) }, worker));
+  return out;
+}
+
+/**
+ * Reads a group through its first context; when that context's credentials are refused (401/403
+ * on /version) the next one is tried — the reason says so.
+ */
+async function readGroup(group: EndpointGroup, opts: FleetReadOptions): Promise<ReadCluster> {
+  const many = group.contexts.length > 1;
+  const refused: string[] = [];
+  let last: ReadCluster | null = null;
+  for (const [i, ctx] of group.contexts.entries()) {
+    const why = !many
+      ? null
+      : i === 0
+      ? `first in kubeconfig order of ${group.contexts.length} contexts reaching ${ctx.server} with the same CA`
+      : `${refused.join("; ")}: used ${ctx.name}, the next context reaching ${ctx.server}`;
+    const r = await readOne(group, ctx, why, opts);
+    if (!r.error) return r;
+    last = r;
+    // Only a refusal of the credentials is worth another context: an unreachable server stays so.
+    if (!/\b(401|403)\b|unauthori[sz]ed|forbidden|credentials/i.test(r.error)) return r;
+    refused.push(`${ctx.name} was refused (${r.error})`);
+  }
+  return last!;
+}
+
+async function readOne(
+  group: EndpointGroup,
+  ctx: ContextEntry,
+  chosenBecause: string | null,
+  opts: FleetReadOptions,
+): Promise<ReadCluster> {
+  const failed = (error: string, source: ClusterSource | null = null): ReadCluster => ({
+    group,
+    context: ctx,
+    chosenBecause,
+    source,
+    view: null,
+    serverVersion: null,
+    error,
+  });
+  let source: ClusterSource;
+  try {
+    source = await opts.open(ctx.name);
+  } catch (err) {
+    return failed(toolErrorLine(err));
+  }
+  const attempt = (async () => {
+    const loader = new ViewLoader(source, opts.plan, WARMUP_READS);
+    const version = (await source.probeReachable?.()) ?? null;
+    // The first `wg show` of each gateway starts once gateways and pods are in, as in a single run.
+    const warming = loader.ready(WARMUP_READS).then((inv) => {
+      const alias = `\u0000fleet:${ctx.name}`;
+      const early: ClusterView = { ...viewOf(source, inv), name: alias };
+      opts.sources.set(alias, source);
+      warmWireguard(opts.probes, early, peersOf(early));
+    }).catch(() => {});
+    const view = await loader.view();
+    await warming;
+    return { view, version };
+  })();
+  attempt.catch(() => {});
+  try {
+    const r = await within(attempt, opts.clusterTimeoutMs);
+    if (!r.done) {
+      await source.close();
+      return failed(
+        `${ctx.server ?? ctx.name}: no complete answer within --cluster-timeout ${opts.clusterTimeoutLabel}`,
+      );
+    }
+    return {
+      group,
+      context: ctx,
+      chosenBecause,
+      source,
+      view: r.value.view,
+      serverVersion: r.value.version,
+      error: null,
+    };
+  } catch (err) {
+    await source.close();
+    return failed(toolErrorLine(err));
+  }
+}
+
+/** A tool error as its one line (a missing Deno permission or a bug is rethrown: it ends the run). */
+function toolErrorLine(err: unknown): string {
+  if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+  return oneLine(err.message);
+}
