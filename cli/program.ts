@@ -577,6 +577,10 @@ export function buildProgram(): Command {
       "a preflight scenario (two clusters before peering): preflight against it (default rbac-denied; see --list)",
     )
     .option(
+      "--probe",
+      "with --preflight: preflight --probe on a pair whose fake network carries the probes (default server-on-consumer; see --list)",
+    )
+    .option(
       "--fleet [name]",
       "a fleet of fake clusters (testdata/fleet/, default mixed): check --all-contexts against it",
     )

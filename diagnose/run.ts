@@ -268,20 +268,14 @@ export async function judgeViews(req: JudgeRequest): Promise<Report> {
     ...remotePeers.map((p) => peerInfo(remote!, p)),
   ];
   const both = [localPeers, remotePeers];
-  const peering = buildSection(
-    "peering",
-    PEERING_DUMP_READS,
-    views,
-    () => buildPeeringDump(views, both),
-    null,
-  );
-  const cheatSheet = buildSection(
-    "cheat-sheet",
-    CHEAT_SHEET_READS,
-    views,
-    () => buildCheatSheet(views, both),
-    [],
-  );
+  // Before a peering there is nothing to dump and no tunnel to test by hand: a preflight report
+  // carries its verdict block instead (peering null, no cheat sheet, no gap to report).
+  const peering = req.preflight
+    ? { value: null, gaps: [] }
+    : buildSection("peering", PEERING_DUMP_READS, views, () => buildPeeringDump(views, both), null);
+  const cheatSheet = req.preflight
+    ? { value: [], gaps: [] }
+    : buildSection("cheat-sheet", CHEAT_SHEET_READS, views, () => buildCheatSheet(views, both), []);
   const snapshot = req.local.source.isSnapshot;
   // Between phases, what the engine and the sections let go is collected before the report is built.
   heapBound().check();

@@ -164,9 +164,9 @@ export interface Report {
   exitCode: number;
   /** Duration of the run in milliseconds. */
   durationMs: number;
-  /** The peering dump (null: could not be built). */
+  /** The peering dump (null: no peering to dump — none yet, or a preflight — or it could not be built). */
   peering: PeeringDump | null;
-  /** Values and commands to test the peering by hand. */
+  /** Values and commands to test the peering by hand (empty in a preflight: no peering yet). */
   cheatSheet: CheatSheetEntry[];
   /** Report sections built from partial data, and why (a kind they read was unreadable). */
   incomplete: ReportGap[];
@@ -369,8 +369,12 @@ const reportObject = z.object({
   summary: SummarySchema,
   exitCode: z.int().min(0).max(3).describe("0 pass, 1 warnings/unknown, 2 failure, 3 tool error"),
   durationMs: z.number().nonnegative(),
-  peering: PeeringDumpSchema.nullable(),
-  cheatSheet: z.array(CheatSheetEntrySchema),
+  peering: PeeringDumpSchema.nullable().describe(
+    "The peering dump; null when there is no peering to dump (none yet, or a preflight) or it could not be built",
+  ),
+  cheatSheet: z.array(CheatSheetEntrySchema).describe(
+    "Values and commands to test the peering by hand; empty in a preflight (no peering yet)",
+  ),
   incomplete: z.array(ReportGapSchema).describe(
     "Report sections built from partial data (a kind they read was forbidden or unreadable), and why",
   ),

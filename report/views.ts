@@ -27,6 +27,20 @@ export function canonical(report: Report): Report {
   return parsed.success ? parsed.data : report;
 }
 
+/**
+ * What a report is about, for its title: the local cluster (`check`), or the would-be consumer and
+ * provider (`preflight`: two clusters, no peering yet). Null when no cluster was named.
+ */
+export function reportSubject(
+  report: Pick<Report, "clusters" | "preflight">,
+): { kind: string; about: string | null } {
+  if (report.preflight) {
+    return { kind: "preflight", about: `${report.preflight.consumer} → ${report.preflight.provider}` };
+  }
+  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.clusters[0]?.name;
+  return { kind: "report", about: local || null };
+}
+
 /** One top-level entry of the report in schema order: its value, or the elements of a long array. */
 export type CanonicalEntry =
   | { key: string; value: unknown }
@@ -89,13 +103,15 @@ export function foreignClusterTable(rows: readonly ForeignClusterRow[]): DumpTab
  * The run metadata as tables: the clusters (name, role, ID, context, API server, Kubernetes and
  * Liqo versions, Liqo namespace), then the peers (cluster, peer ID, role, tenant namespace) when there are any.
  */
-export function runTables(report: Pick<Report, "clusters" | "peers">): DumpTable[] {
+export function runTables(report: Pick<Report, "clusters" | "peers" | "preflight">): DumpTable[] {
+  // A preflight's two clusters are the would-be consumer and provider, not a local and a remote end.
+  const role = (r: string) => report.preflight ? (r === "local" ? "consumer" : "provider") : r;
   const tables: DumpTable[] = [{
     title: "Clusters",
     columns: ["Cluster", "Role", "Cluster ID", "Context", "API server", "Kubernetes", "Liqo", "Namespace"],
     rows: report.clusters.map((c) => [
       c.name,
-      c.role,
+      role(c.role),
       c.clusterId ?? "—",
       c.context,
       c.server,
