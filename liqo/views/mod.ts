@@ -239,13 +239,13 @@ function freezeDeep<T>(v: T): T {
  * replayed to many runs (the fault matrices in tests) are, and are parsed once.
  */
 function parseOnce(schema: z.ZodType, raw: unknown): ParseResult {
-  if (!raw || typeof raw !== "object" || !Object.isFrozen(raw) || !deeplyFrozen(raw)) {
-    return schema.safeParse(raw);
-  }
+  if (!raw || typeof raw !== "object" || !Object.isFrozen(raw)) return schema.safeParse(raw);
   let bySchema = FROZEN_PARSES.get(schema);
   if (!bySchema) FROZEN_PARSES.set(schema, bySchema = new WeakMap());
+  // Remembered only once found frozen all the way down, which it then stays: no second walk.
   const known = bySchema.get(raw);
   if (known) return known;
+  if (!deeplyFrozen(raw)) return schema.safeParse(raw);
   const r = schema.safeParse(raw);
   const out: ParseResult = r.success ? { success: true, data: freezeDeep(r.data) } : r;
   bySchema.set(raw, out);
