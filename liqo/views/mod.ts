@@ -210,6 +210,48 @@ export function unreadableReason(kind: KindId, s: KindState): string {
   return `${kind} readable`;
 }
 
+type ParseResult = { success: true; data: unknown } | { success: false; error: z.ZodError };
+
+/** Parses of objects frozen all the way down, by schema then object (see {@link parseOnce}). */
+const FROZEN_PARSES = new WeakMap<z.ZodType, WeakMap<object, ParseResult>>();
+
+/** Whether `v` and everything it holds is frozen (it can never change). */
+function deeplyFrozen(v: unknown): boolean {
+  if (!v || typeof v !== "object") return true;
+  if (!Object.isFrozen(v)) return false;
+  for (const x of Object.values(v)) if (!deeplyFrozen(x)) return false;
+  return true;
+}
+
+/** Freezes a parsed view all the way down (it is shared by every run that parses the same object). */
+function freezeDeep<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) freezeDeep(x);
+  }
+  return v;
+}
+
+/**
+ * `schema.safeParse(raw)`, reused when `raw` is frozen all the way down: a parse is a pure function
+ * of an object that cannot change, so the answer is remembered (and frozen, so a run that wrote to
+ * it would crash, not leak into the next). Live answers are never frozen and always parsed; answers
+ * replayed to many runs (the fault matrices in tests) are, and are parsed once.
+ */
+function parseOnce(schema: z.ZodType, raw: unknown): ParseResult {
+  if (!raw || typeof raw !== "object" || !Object.isFrozen(raw)) return schema.safeParse(raw);
+  let bySchema = FROZEN_PARSES.get(schema);
+  if (!bySchema) FROZEN_PARSES.set(schema, bySchema = new WeakMap());
+  // Remembered only once found frozen all the way down, which it then stays: no second walk.
+  const known = bySchema.get(raw);
+  if (known) return known;
+  if (!deeplyFrozen(raw)) return schema.safeParse(raw);
+  const r = schema.safeParse(raw);
+  const out: ParseResult = r.success ? { success: true, data: freezeDeep(r.data) } : r;
+  bySchema.set(raw, out);
+  return out;
+}
+
 /** The typed face of an {@link Inventory}: the same queries, returning parsed views. */
 export class Objects {
   readonly #parsed = new Map<KindId, Parsed>();
@@ -226,7 +268,7 @@ export class Objects {
     const malformed: Malformed[] = [];
     const leftOut: unknown[] = [];
     for (const raw of list) {
-      const r = schema.safeParse(raw);
+      const r = parseOnce(schema, raw);
       if (r.success) items.push(r.data);
       else {
         malformed.push({ ...identify(raw), issue: describeIssue(r.error.issues[0]) });

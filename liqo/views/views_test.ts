@@ -108,6 +108,43 @@ Deno.test("a wrong-typed field is recorded as malformed and left out", () => {
   assert.equal(objs.items("pods"), objs.items("pods"));
 });
 
+Deno.test("an object frozen all the way down is parsed once across inventories; any other is parsed each time", () => {
+  const pod = (name: string): K8sObject => ({
+    kind: "Pod",
+    metadata: { name, namespace: "n", labels: { app: "x" } },
+    spec: { containers: [{ name: "c", image: "i:1" }] },
+  });
+  const deepFreeze = <T>(v: T): T => {
+    if (v && typeof v === "object") {
+      Object.freeze(v);
+      for (const x of Object.values(v)) deepFreeze(x);
+    }
+    return v;
+  };
+  const frozen = deepFreeze(pod("frozen"));
+  const shallow = Object.freeze(pod("shallow"));
+  const live = pod("live");
+  const bad = deepFreeze({ ...pod("bad"), spec: { containers: "c" } });
+  const view = () =>
+    new Objects(Inventory.fromLists({ pods: [frozen, shallow, live, bad] as K8sObject[] })).items("pods");
+  const [a, b] = [view(), view()];
+  assert.deepEqual(a.map((p) => p.metadata.name), ["frozen", "shallow", "live"]);
+  // The frozen one: the same parsed object, frozen (a run writing to it crashes instead of leaking).
+  assert.equal(a[0], b[0]);
+  assert.ok(Object.isFrozen(a[0]) && Object.isFrozen(a[0]!.metadata.labels));
+  // One that can still change (itself or deeper) is parsed anew, as are live answers.
+  assert.notEqual(a[1], b[1]);
+  assert.notEqual(a[2], b[2]);
+  assert.ok(!Object.isFrozen(a[2]));
+  // A remembered failure is still malformed in the next inventory.
+  const objs = new Objects(Inventory.fromLists({ pods: [bad] }));
+  assert.match(objs.malformed("pods")[0]!.issue, /^spec\.containers: /);
+  assert.match(
+    new Objects(Inventory.fromLists({ pods: [bad] })).malformed("pods")[0]!.issue,
+    /^spec\.containers: /,
+  );
+});
+
 Deno.test("unreadable kinds throw like the inventory; tryItems gives null", () => {
   const inv = Inventory.fromLists(
     { pods: [], networks: [] },
