@@ -6,6 +6,7 @@
 import { ToolError } from "../errors.ts";
 import type { CheckDef, RunOptions } from "../checks/types.ts";
 import type { FleetReport } from "../report/fleet.ts";
+import type { FleetClock } from "../multicluster/timings.ts";
 import { durationOption } from "./check.ts";
 import { stdoutIsTty, terminalColumns, useColor, writeErr, writeOut } from "./output.ts";
 import { withDeadline } from "./deadline.ts";
@@ -99,6 +100,7 @@ export interface FleetRun {
 export async function fleetRunner(
   opts: FleetFlags,
   run: Pick<FleetRun, "options" | "requestTimeoutMs" | "catalog" | "quiet">,
+  clock?: FleetClock,
 ): Promise<{ parallel: number; once: () => Promise<FleetReport> }> {
   const [{ runFleet, DEFAULT_PARALLEL, DEFAULT_CLUSTER_TIMEOUT }, { createLiveSource }, { createProbeHub }, {
     cliInvocation,
@@ -158,6 +160,7 @@ export async function fleetRunner(
         }),
       invocation: cliInvocation({ kubeconfig: kubeconfigs.join(":") || undefined }),
       onNotice: run.quiet ? undefined : (line) => writeErr(`flyingfish: ${line}\n`),
+      ...(clock ? { clock } : {}),
     });
   return { parallel, once };
 }
@@ -169,9 +172,12 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
     const { requireWrite } = await import("./report_file.ts");
     requireWrite(file);
   }
+  // -v: where the wall time went, on stderr once the report is out.
+  const { fleetClock, timingLines } = await import("../multicluster/timings.ts");
+  const clock = fleetClock(run.verbose === true);
   const [{ renderFleet, fleetSummaryLines }, runner] = await Promise.all([
     import("../render/fleet.ts"),
-    fleetRunner(opts, run),
+    fleetRunner(opts, run, clock),
   ]);
   const report = await withDeadline(run.runTimeoutMs, run.timeout, async () => {
     if (!run.quiet) {
@@ -187,6 +193,7 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
     quiet: run.quiet === true,
     width,
   });
+  clock.mark("rendered");
   if (file) {
     const { writeReportFile } = await import("./report_file.ts");
     await writeReportFile(file, text);
@@ -198,6 +205,7 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
       );
     }
   } else writeOut(text);
+  for (const l of timingLines(clock.marks)) writeErr(`flyingfish: fleet timing: ${l}\n`);
   if (report.exitCode === 3) {
     const errors = report.clusters.filter((c) => c.error).map((c) => `${c.name}: ${c.error}`);
     writeErr(

@@ -16,6 +16,7 @@ import { peersOf } from "../diagnose/views.ts";
 import { warmWireguard } from "../diagnose/warmup.ts";
 import { WARMUP_READS } from "../diagnose/run.ts";
 import { within } from "../time.ts";
+import type { FleetClock } from "./timings.ts";
 
 /** Contexts that reach one API server with one CA: one cluster, read through one of them. */
 export interface EndpointGroup {
@@ -62,6 +63,7 @@ export interface FleetReadOptions {
   clusterTimeoutMs: number;
   /** `--cluster-timeout` as the user spelled it (for the reason line). */
   clusterTimeoutLabel: string;
+  clock?: FleetClock;
 }
 
 /** Reads every group, `parallel` at a time, in kubeconfig order. */
@@ -127,8 +129,10 @@ async function readOne(
     return failed(toolErrorLine(err));
   }
   const attempt = (async () => {
+    opts.clock?.mark("read-start", ctx.name);
     const loader = new ViewLoader(source, opts.plan, WARMUP_READS);
     const version = (await source.probeReachable?.()) ?? null;
+    opts.clock?.mark("read-version", ctx.name);
     // The first `wg show` of each gateway starts once gateways and pods are in, as in a single run.
     const warming = loader.ready(WARMUP_READS).then((inv) => {
       const alias = `\u0000fleet:${ctx.name}`;
@@ -138,6 +142,7 @@ async function readOne(
     }).catch(() => {});
     const view = await loader.view();
     await warming;
+    opts.clock?.mark("read-end", ctx.name);
     return { view, version };
   })();
   attempt.catch(() => {});
