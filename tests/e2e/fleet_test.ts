@@ -165,9 +165,14 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
         "--kubeconfig",
         kc,
         "--contexts",
-        "rome,milan,turin,naples",
+        "rome,milan,turin,naples,palermo",
         "--sample-interval",
         SAMPLE_INTERVAL,
+        // The bounds of `check --all-contexts`: palermo, which never answers, runs into its own.
+        "--parallel",
+        "2",
+        "--cluster-timeout",
+        "6s",
         "-f",
         bundle,
       ],
@@ -175,6 +180,10 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
     );
     assert.equal(c.code, 0, c.stderr);
     assert.match(c.stderr, /naples: .*401.* — left out of the bundle/);
+    assert.match(
+      c.stderr,
+      /palermo: .*no complete answer within --cluster-timeout 6s — left out of the bundle/,
+    );
     assert.match(c.stderr, /check --snapshot .* --all-contexts/);
     const r = await runCli(["check", "--snapshot", bundle, "--all-contexts", "-o", "json"], {
       permissions: ["--allow-env", "--allow-read"],
@@ -185,7 +194,8 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
     assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].class, "paired");
     assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].report!.mode, "snapshot");
     assert.equal(doc.edges["rome-4b2a9e→turin-7a1b2c"].class, "asymmetric");
-    assert.ok(doc.clusters.find((x) => x.context === null)?.error?.includes("401"));
+    assert.ok(doc.clusters.some((x) => x.context === null && x.error?.includes("401")));
+    assert.ok(doc.clusters.some((x) => x.context === null && x.error?.includes("--cluster-timeout 6s")));
     // Fleet rounds on the same clusters: the first round has a failing edge, so --until failure ends it.
     const w = await runCli([
       "watch",
