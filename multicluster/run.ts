@@ -88,7 +88,17 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
   const catalog = req.catalog ?? PASSIVE_CHECKS;
   const passive = catalog.filter((c) => !c.active);
   const sources = new Map<string, ClusterSource>();
-  const probes = req.probes(sources);
+  const hub = req.probes(sources);
+  // Timed: each `wg show` pair's landing is marked (the sample interval is the run's floor).
+  const probes: ProbeHub = clock
+    ? Object.assign(Object.create(hub) as ProbeHub, {
+      wireguard: (cluster: string, namespace: string, pod: string) => {
+        const r = hub.wireguard(cluster, namespace, pod);
+        r.then(() => clock.mark("wg-sampled", `${namespace}/${pod}`), () => {});
+        return r;
+      },
+    })
+    : hub;
   const groups = groupByEndpoint(contexts);
   const reads = await readFleet(groups, {
     open: req.open,

@@ -18,6 +18,7 @@ export interface FleetMark {
     | "read-end"
     | "reads-done"
     | "planned"
+    | "wg-sampled"
     | "edge-judged"
     | "judged"
     | "assembled"
@@ -82,6 +83,12 @@ export function timingLines(marks: readonly FleetMark[]): string[] {
   if (readsDone !== null) lines.push(`every cluster read: +${s(readsDone - runStart)}`);
   const planned = first("planned");
   if (planned !== null && readsDone !== null) lines.push(`identity + graph: ${s(planned - readsDone)}`);
+  const wg = all("wg-sampled");
+  if (wg.length) {
+    lines.push(
+      `wg show samples landed: first +${s(wg[0].at - runStart)}, last +${s(wg[wg.length - 1].at - runStart)}`,
+    );
+  }
   const edges = all("edge-judged");
   const judged = first("judged");
   if (edges.length && readsDone !== null) {
