@@ -62,6 +62,11 @@ export interface FleetRequest {
   invocation?: Invocation;
   /** A line for the user while the run goes on. */
   onNotice?: (line: string) => void;
+  /**
+   * The sources read stay open when the run ends (the caller owns them: fleet rounds keep their
+   * watched sources); a source that failed its read is closed all the same.
+   */
+  keepOpen?: boolean;
   /** Marks where the wall time goes (multicluster/timings.ts). */
   clock?: FleetClock;
 }
@@ -209,7 +214,7 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
       durationMs: Math.round(performance.now() - started),
     };
   } finally {
-    await Promise.all(reads.map((r) => r.source?.close()));
+    if (!req.keepOpen) await Promise.all(reads.map((r) => r.source?.close()));
   }
 }
 

@@ -307,6 +307,39 @@ Deno.test("fleet healthy five: a hub with three providers, one provider shared b
         .map((q) => `${q.path}?${q.query}`);
       assert.deepEqual(gets.filter((g, i) => gets.indexOf(g) !== i), [], "read twice");
     }
+    // Fleet rounds keep each cluster's source: after the first round its lists come from watches.
+    const before = servers.map((s) => s.requests.length);
+    const w = await runCli([
+      "watch",
+      "--kubeconfig",
+      file,
+      "--all-contexts",
+      "--no-network-probes",
+      "--sample-interval",
+      SAMPLE_INTERVAL,
+      "--interval",
+      "1s",
+      "--wait",
+      "2500ms",
+      "-o",
+      "jsonl",
+    ]);
+    assert.equal(w.code, 0, w.stderr);
+    const rounds = w.stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((e) =>
+      e.event === "fleet-round"
+    );
+    assert.ok(rounds.length >= 2, `${rounds.length} round(s)`);
+    for (const [i, s] of servers.entries()) {
+      const lists = s.requests.slice(before[i]).filter((q) =>
+        q.method === "GET" && !q.upgrade && q.status < 400 && !/(^|&)watch=/.test(q.query) &&
+        q.path !== "/version"
+      ).map((q) => `${q.path}?${q.query}`);
+      assert.deepEqual(
+        lists.filter((g, j) => lists.indexOf(g) !== j),
+        [],
+        `${configs[i].name}: listed again`,
+      );
+    }
   } finally {
     await Promise.all(servers.map((s) => s.close()));
     await Deno.remove(tmp, { recursive: true });
