@@ -11,7 +11,12 @@
  * run (`check --all-contexts`) — wall time against the slowest single run (target: ≤ slowest + 1 s),
  * requests per cluster (must equal the single run's: nothing read twice), the fleet process's peak
  * RSS (`/usr/bin/time -f %M`; target < 400 MB). `--parallel` (default 20 here, every cluster at
- * once; the CLI's own default is 4) and `--latency` are options.
+ * once; the CLI's own default is 4) and `--latency` are options. Each fleet run is made with `-v`
+ * and its per-phase times (multicluster/timings.ts: startup, the clusters' reads, the `wg show`
+ * samples landing, the edges' judging, rendering) are printed. Single and fleet runs start the same
+ * way (the same `deno run` of cli/main.ts, the same flags), so both pay the same process start.
+ * `--fleet-runs N` makes N fleet runs (the slowest is judged); `--singles N` makes only N single
+ * runs, for a quick look (the target then compares against those only).
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
