@@ -62,7 +62,21 @@ export function diagnosisOf(
   if (failures.length === 0) return null;
   const graph = dependencyGraph(catalog);
   const roots: CheckResult[] = [];
-  for (const f of failures) if (!roots.some((root) => explains(root, f, graph))) roots.push(f);
+  // A per-peer root explains only failures on its own peering: roots are looked up by peering, so a
+  // fleet of thousands of failing peers costs one pass, not one comparison per pair of failures.
+  const clusterWide: CheckResult[] = [];
+  const byPeering = new Map<string, CheckResult[]>();
+  for (const f of failures) {
+    const peering = peeringOf(f);
+    const mine = peering === null ? undefined : byPeering.get(peering);
+    const explained = clusterWide.some((root) => explains(root, f, graph)) ||
+      (mine?.some((root) => explains(root, f, graph)) ?? false);
+    if (explained) continue;
+    roots.push(f);
+    if (peering === null) clusterWide.push(f);
+    else if (mine) mine.push(f);
+    else byPeering.set(peering, [f]);
+  }
   const [first, ...others] = roots;
   return {
     id: first.id,

@@ -14,6 +14,7 @@ import type { KindId } from "../kube/kinds.ts";
 import type { Malformed } from "../liqo/views/mod.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { within } from "../time.ts";
+import { type HeapBound, heapBound } from "../heap.ts";
 import { ReadLog, watchedPeer, watchedView } from "./_watched.ts";
 import { type Diagnosis, diagnosisOf, exitCodeOf } from "./diagnosis.ts";
 import {
@@ -148,19 +149,26 @@ export async function runEngine(input: EngineInput): Promise<EngineOutput> {
   if (problems.length) throw new Error(`invalid check catalog: ${problems.join("; ")}`);
   const instances = expand(input);
   const index = new Map(instances.map((i) => [key(i.def.id, i.clusterLabel, i.peerLabel), i]));
-  const byId = new Map<string, Instance[]>();
-  for (const inst of instances) byId.set(inst.def.id, [...byId.get(inst.def.id) ?? [], inst]);
+  const places = placesOf(instances);
   for (const inst of instances) {
     inst.deps = resolveDeps(inst, input, index);
-    inst.inputs = resolveInputs(inst, byId);
+    inst.inputs = resolveInputs(inst, places);
   }
   const signal = input.signal ?? new AbortController().signal;
+  const run: Run = { input, signal, pacer: new Pacer(), heap: heapBound() };
   // Active checks start when every passive instance that does not wait for them is done.
   const waits = new Map<Instance, boolean>();
   const front = instances.filter((i) => !waitsForActive(i, waits));
-  const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, input, signal)));
+  const passiveDone = () => Promise.allSettled(front.map((i) => schedule(i, run)));
   for (const inst of instances) if (inst.def.active) inst.gate = passiveDone;
-  const results = await Promise.all(instances.map((i) => schedule(i, input, signal)));
+  // Scheduled a batch per turn of the event loop, like the starts (see Pacer): a run over thousands
+  // of peers does not hold a waiting frame for every instance at once.
+  const scheduled: Promise<CheckResult>[] = [];
+  for (const [n, i] of instances.entries()) {
+    scheduled.push(schedule(i, run));
+    if (n % STARTS_PER_TURN === STARTS_PER_TURN - 1) await nextTurn();
+  }
+  const results = await Promise.all(scheduled);
   const instanceOf = new Map(results.map((r, i) => [r, instances[i]]));
   results.sort((a, b) => compare(a, b, (r) => instanceOf.get(r)));
   return { results, diagnosis: diagnosisOf(results, input.catalog), exitCode: exitCodeOf(results) };
@@ -290,21 +298,87 @@ function resolveDeps(inst: Instance, input: EngineInput, index: Map<string, Inst
   return deps;
 }
 
+/** The run's instances by check ID, by check ID and cluster, and by check ID, cluster and peer (in run order). */
+interface Places {
+  byId: ReadonlyMap<string, readonly Instance[]>;
+  byCluster: ReadonlyMap<string, readonly Instance[]>;
+  byPeer: ReadonlyMap<string, readonly Instance[]>;
+}
+
+function placesOf(instances: readonly Instance[]): Places {
+  const byId = new Map<string, Instance[]>(), byCluster = new Map<string, Instance[]>();
+  const byPeer = new Map<string, Instance[]>();
+  const add = (m: Map<string, Instance[]>, k: string, i: Instance) => {
+    const list = m.get(k);
+    if (list) list.push(i);
+    else m.set(k, [i]);
+  };
+  for (const i of instances) {
+    add(byId, i.def.id, i);
+    add(byCluster, `${i.def.id}@${i.clusterLabel}`, i);
+    add(byPeer, key(i.def.id, i.clusterLabel, i.peerLabel), i);
+  }
+  return { byId, byCluster, byPeer };
+}
+
 /**
  * The instances of the checks `inst` takes as inputs: run-wide ones (active checks), or on its
- * cluster — the same peer's when both are per-peer. `byId` indexes the run's instances by check ID,
- * so a run with thousands of peers does not scan every instance for every instance.
+ * cluster — the same peer's when both are per-peer. Looked up in {@link Places}, so a run with
+ * thousands of peers does not scan every instance of a check for every instance.
  */
-function resolveInputs(inst: Instance, byId: ReadonlyMap<string, readonly Instance[]>): Instance[] {
+function resolveInputs(inst: Instance, places: Places): Instance[] {
   const ids = inst.def.inputs ?? [];
   if (ids.length === 0) return [];
-  return ids.flatMap((id) =>
-    (byId.get(id) ?? []).filter((i) =>
-      i.def.active !== undefined ||
-      (i.clusterLabel === inst.clusterLabel &&
-        (!i.def.perPeer || !inst.def.perPeer || i.peerLabel === inst.peerLabel))
-    )
-  );
+  return ids.flatMap((id) => {
+    const all = places.byId.get(id) ?? [];
+    // Every instance of a check shares its definition: active (run-wide), per-peer or not.
+    const def = all[0]?.def;
+    if (!def) return [];
+    if (def.active !== undefined) return [...all];
+    if (def.perPeer && inst.def.perPeer) {
+      return [...places.byPeer.get(key(id, inst.clusterLabel, inst.peerLabel)) ?? []];
+    }
+    return [...places.byCluster.get(`${id}@${inst.clusterLabel}`) ?? []];
+  });
+}
+
+/** What every instance of one run shares. */
+interface Run {
+  input: EngineInput;
+  signal: AbortSignal;
+  pacer: Pacer;
+  heap: HeapBound;
+}
+
+/** Instances started between two turns of the event loop (see {@link Pacer}). */
+const STARTS_PER_TURN = 500;
+
+/** The next turn of the event loop: what the microtasks queued so far have finished by then. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Lets a bounded number of instances start per turn of the event loop. Without it a run over
+ * thousands of peers starts every ready instance in one go — each with its context, watched views
+ * and timeout — and holds them all at once; paced, the ones that finish at once (most do) are gone
+ * before the next batch starts. Instances waiting on I/O are not held back: only starts are paced.
+ */
+class Pacer {
+  #started = 0;
+  #turn: Promise<void> | null = null;
+
+  /** Resolves when this instance may start. */
+  async next(): Promise<void> {
+    while (this.#started >= STARTS_PER_TURN) {
+      this.#turn ??= nextTurn().then(() => {
+        this.#started = 0;
+        this.#turn = null;
+      });
+      await this.#turn;
+    }
+    this.#started++;
+  }
 }
 
 /** Facts of finished instances, for the checks that take them as inputs. */
@@ -315,17 +389,21 @@ export function factsOf(result: CheckResult): InputResult["facts"] {
   return FACTS.get(result) ?? {};
 }
 
-function schedule(inst: Instance, input: EngineInput, signal: AbortSignal): Promise<CheckResult> {
+function schedule(inst: Instance, run: Run): Promise<CheckResult> {
   if (!inst.promise) {
     inst.promise = (async () => {
       await inst.gate?.();
       const [depResults] = await Promise.all([
-        Promise.all(inst.deps.map((d) => schedule(d, input, signal))),
-        Promise.all(inst.inputs.map((d) => schedule(d, input, signal))),
+        Promise.all(inst.deps.map((d) => schedule(d, run))),
+        Promise.all(inst.inputs.map((d) => schedule(d, run))),
       ]);
-      const result = await runInstance(inst, depResults, input, signal);
+      // Active checks are a handful per run, and bound their own time: never held back.
+      if (!inst.def.active) await run.pacer.next();
+      const result = await runInstance(inst, depResults, run.input, run.signal);
       inst.settled = result;
-      input.onResult?.(result);
+      // The run's garbage (promises, contexts, watched views of finished instances) goes as it goes.
+      run.heap.tick();
+      run.input.onResult?.(result);
       return result;
     })();
   }

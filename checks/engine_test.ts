@@ -336,3 +336,26 @@ Deno.test("a per-peer check reads the same peer's per-peer input", async () => {
   assert.equal(fab.find((r) => r.peer === "good")?.summary, "input of good: pass");
   assert.equal(fab.find((r) => r.peer === "bad")?.summary, "input of bad: fail");
 });
+
+Deno.test("thousands of instances: starts are paced, waits are not — every instance of a run may wait at once", async () => {
+  // Each instance waits until all of them have started: a cap on concurrent instances would never
+  // let the barrier open (the run would time out every check); pacing only spreads the starts.
+  const peers = Array.from({ length: 1_200 }, (_, i) => peer(`p${i}`));
+  let started = 0;
+  let open!: () => void;
+  const barrier = new Promise<void>((r) => (open = r));
+  const waiter = def("W-1", "env", async () => {
+    if (++started === peers.length) open();
+    await barrier;
+    return pass();
+  }, { perPeer: true });
+  const blocked = def("W-2", "env", pass, { perPeer: true, needs: ["W-1"] });
+  const out = await runEngine(
+    input([waiter, blocked], peers, { options: { ...TEST_OPTIONS, checkTimeoutMs: 30_000 } }),
+  );
+  assert.equal(started, peers.length);
+  assert.equal(out.results.length, 2 * peers.length);
+  assert.ok(out.results.every((r) => r.status === "pass"), "no instance timed out waiting for the others");
+  // Ordered as always: catalog order, then peer.
+  assert.deepEqual(out.results.slice(0, 2).map((r) => r.peer), ["p0", "p1"]);
+});

@@ -107,6 +107,18 @@ export function flyingfishOn(on: RunsOn, command: string, ...args: string[]): Re
   return program("flyingfish", on, [command, ...args]);
 }
 
+/**
+ * `flyingfish check --only GW-05 --udp-precise` (a libc socket that sees ICMP refusals, which
+ * `nc -u` cannot tell), its `why` followed by the permission it needs: no entry point grants FFI, so
+ * a hint that left it out would be an exit 3 for whoever pastes it.
+ */
+export function preciseUdpStep(why: string): RemediationStep {
+  return step(
+    flyingfishOn("local", "check", "--only", "GW-05", "--udp-precise"),
+    `${why} (needs --allow-ffi, which no entry point grants: \`deno run --allow-ffi … cli/main.ts\`)`,
+  );
+}
+
 /** Any other program (`nc`, `curl`, `dig`, `grep`, `openssl`…), run on no cluster. */
 export function shell(name: string, ...args: string[]): RemediationCommand {
   return program(name, "none", args);

@@ -284,6 +284,8 @@ export interface PreflightIntent {
   readonly port: number | null;
   /** `--mtu`: the tunnel MTU (1340 by default). */
   readonly mtu: number | null;
+  /** `--gw-server-service-nodeport` (with `--probe`): a NodePort forced on the gateway Service. */
+  readonly nodePort?: number | null;
   /**
    * `liqoctl version --client` on this host: the version, or why it is not known (not on PATH,
    * no permission to run it). Absent: not asked.

@@ -17,6 +17,7 @@ import {
   useColor,
   writeErr,
   writeOut,
+  writePieces,
 } from "./output.ts";
 import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
 import { didYouMean } from "./suggest.ts";
@@ -429,6 +430,24 @@ export async function diagnoseAndPrint(
   if (opts.select) report = opts.select(report);
   if (!text && !quiet) writeErr(clusterLines(report).map((l) => ` ${l}\n`).join(""));
   const file = opts.outputFile && opts.outputFile !== "-" ? opts.outputFile : null;
+  if (opts.output === "json") {
+    // Streamed: a report over thousands of peers is printed as it is produced, never one string.
+    const { jsonChunks } = await import("../render/json.ts");
+    if (file) {
+      const { writeReportFile } = await import("./report_file.ts");
+      await writeReportFile(file, jsonChunks(report));
+      writeErr(`flyingfish: wrote ${opts.output} report to ${file}\n`);
+    } else {
+      // The pieces' garbage (each element put in order, then printed) is collected as it goes.
+      const heap = (await import("../heap.ts")).heapBound();
+      heap.check();
+      writePieces(jsonChunks(report), (s) => {
+        writeOut(s);
+        heap.check();
+      });
+    }
+    return report;
+  }
   const rendered = render(report, opts.output as Format, {
     color: file ? false : color,
     verbose: opts.verbose === true,

@@ -8,6 +8,7 @@ import {
   activeScenariosRoot,
   listScenarios,
   loadScenario,
+  preflightProbeScenariosRoot,
   preflightScenariosRoot,
   type ServedScenario,
   serveScenario,
@@ -21,6 +22,10 @@ import { diagnoseAndPrint } from "./check.ts";
 import type { RunOptions } from "../checks/types.ts";
 import type { Format } from "../render/render.ts";
 import { RUN_DEFAULTS, RUN_DEFAULTS_MS } from "../diagnose/defaults.ts";
+import type { PreflightCommandOptions } from "./preflight_cmd.ts";
+
+/** The scenario `demo` runs without a name (`program.ts` declares it as the argument's default). */
+export const DEFAULT_DEMO = "gw-lb-pending";
 
 /** Options of the demo command. */
 export interface DemoOptions {
@@ -29,6 +34,8 @@ export interface DemoOptions {
   active?: string | boolean;
   /** `--preflight [name]`: a preflight scenario (testdata/preflight/), default {@link PREFLIGHT_DEMO}. */
   preflight?: string | boolean;
+  /** With `--preflight`: `preflight --probe` on a testdata/preflight-probe/ pair, default {@link PREFLIGHT_PROBE_DEMO}. */
+  probe?: boolean;
   /** `--fleet [name]`: a fleet of testdata/fleet/ (default mixed), checked with --all-contexts. */
   fleet?: string | boolean;
   /** `--serve`: keep the fake cluster(s) up until Ctrl-C, for kubectl and every command. */
@@ -132,7 +139,13 @@ export async function runDemo(name: string, opts: DemoOptions): Promise<number> 
     );
   }
   if (opts.active !== undefined && opts.active !== false) return await runActiveDemo(opts.active, opts);
+  if (opts.probe && (opts.preflight === undefined || opts.preflight === false)) {
+    throw new ToolError("demo: --probe goes with --preflight (demo --preflight --probe [scenario])");
+  }
   if (opts.preflight !== undefined && opts.preflight !== false && !opts.list) {
+    if (opts.probe) {
+      return await runPreflightProbeDemo(typeof opts.preflight === "string" ? opts.preflight : name, opts);
+    }
     return await runPreflightDemo(opts.preflight === true ? PREFLIGHT_DEMO : opts.preflight, opts);
   }
   if (opts.list) {
@@ -145,6 +158,12 @@ export async function runDemo(name: string, opts: DemoOptions): Promise<number> 
     for (const s of await listScenarios(root).catch(() => [] as string[])) {
       const sc = await loadScenario(s, root);
       console.log(`${`--preflight ${s}`.padEnd(40)} ${sc.description ?? ""}`);
+    }
+    // The `preflight --probe` pairs, as `demo --preflight --probe <name>` runs them.
+    const probed = preflightProbeScenariosRoot();
+    for (const s of await listScenarios(probed).catch(() => [] as string[])) {
+      const sc = await loadScenario(s, probed);
+      console.log(`${`--preflight --probe ${s}`.padEnd(40)} ${oneLine(sc.description ?? "")}`);
     }
     return 0;
   }
@@ -254,6 +273,94 @@ export async function runPreflightDemo(name: string, opts: DemoOptions): Promise
     return report.exitCode;
   } finally {
     for (const s of sources) await s.close();
+    await served.close();
+  }
+}
+
+/** The scenario `demo --preflight --probe` runs: the provider's LoadBalancer drops the echo, the consumer's carries it. */
+export const PREFLIGHT_PROBE_DEMO = "server-on-consumer";
+
+/** A scenario description on one line (YAML folds keep their line breaks in some). */
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}
+
+/** The flags a preflight-probe scenario's `run.args` may hold, as the command's options. */
+const PROBE_DEMO_FLAGS: Readonly<Record<string, keyof PreflightCommandOptions>> = {
+  "--probe-timeout": "probeTimeout",
+  "--server-side": "serverSide",
+  "--service-type": "serviceType",
+  "--port": "port",
+  "--mtu": "mtu",
+  "--gw-client-address": "gwClientAddress",
+  "--gw-client-port": "gwClientPort",
+  "--gw-server-service-nodeport": "gwServerServiceNodeport",
+};
+
+/** A scenario's `run.args` as `preflight --probe` options (an unknown flag is a broken scenario: exit 3). */
+export function probeDemoOptions(args: readonly string[]): Partial<PreflightCommandOptions> {
+  const out: Record<string, string | boolean> = { probe: true };
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--probe") continue;
+    const key = PROBE_DEMO_FLAGS[args[i]];
+    if (!key || i + 1 >= args.length) {
+      throw new ToolError(`demo: scenario flag ${args[i]} is not one the demo passes on`);
+    }
+    out[key] = args[++i];
+  }
+  return out as Partial<PreflightCommandOptions>;
+}
+
+/**
+ * `flyingfish demo --preflight --probe [name]`: serves testdata/preflight-probe/<name> (two
+ * clusters before peering whose exec router answers the probe pods from the scenario's network
+ * model) and runs the real `preflight --probe` against it: the probe namespace, pods and Service
+ * are created and removed in the fake servers, the echoes cross the model, nothing leaves 127.0.0.1
+ * (this host dials nothing: --no-network-probes).
+ */
+export async function runPreflightProbeDemo(name: string, opts: DemoOptions): Promise<number> {
+  const root = preflightProbeScenariosRoot();
+  const known = await listScenarios(root).catch(() => [] as string[]);
+  if (!known.includes(name)) {
+    if (name !== DEFAULT_DEMO) {
+      throw new ToolError(`no preflight --probe demo scenario "${name}" (try \`flyingfish demo --list\`)`);
+    }
+    name = PREFLIGHT_PROBE_DEMO;
+  }
+  const scenario = await loadScenario(name, root);
+  const { local, remote } = scenario.run;
+  if (!remote) throw new ToolError(`demo: preflight --probe scenario ${name} names one cluster`);
+  const served = await serveScenario(scenario, { tls: true });
+  try {
+    const [{ openLiveCluster }, { runPreflightCommand }] = await Promise.all([
+      import("../kube/live/source.ts"),
+      import("./preflight_cmd.ts"),
+    ]);
+    if (opts.output === "text") {
+      console.log(`demo: --preflight --probe ${name} — ${oneLine(scenario.description ?? "")}`);
+      console.log(
+        `      fake API servers on 127.0.0.1 over HTTPS; the probe pods are created and removed there, ` +
+          `their datagrams cross the scenario's network model\n`,
+      );
+    }
+    return await runPreflightCommand({
+      context: local,
+      remoteContext: remote,
+      output: opts.output as PreflightCommandOptions["output"],
+      color: opts.color,
+      verbose: opts.verbose,
+      timeout: "2m",
+      networkProbes: false,
+      ...probeDemoOptions(scenario.run.args),
+    }, {
+      open: async (ms) => {
+        const open = (c: string) =>
+          openLiveCluster({ kubeconfigYaml: served.kubeconfigYaml(c), context: c, requestTimeoutMs: ms });
+        const [l, r] = [await open(local), await open(remote)];
+        return { local: l, remote: { source: r.source, client: r.client } };
+      },
+    });
+  } finally {
     await served.close();
   }
 }

@@ -7,7 +7,7 @@ import { loadScenario, serveScenario } from "@flyingfish/fakekube";
 import { ToolError } from "../errors.ts";
 import type { SideCapture } from "../diff/capture.ts";
 import type { Format } from "../render/render.ts";
-import { useColor, writeOut } from "./output.ts";
+import { stdoutIsTty, terminalColumns, useColor, writeOut } from "./output.ts";
 
 async function sideOf(name: string, now: Date): Promise<SideCapture> {
   const [
@@ -84,6 +84,12 @@ export async function runDemoDiff(
   }
   const now = new Date();
   const d = diffSides(await sideOf(before, now), await sideOf(after, now), PASSIVE_CHECKS, now);
-  writeOut(renderDiff(d, opts.output, { color: useColor(opts.color), verbose: opts.verbose }));
+  writeOut(
+    renderDiff(d, opts.output, {
+      color: useColor(opts.color),
+      verbose: opts.verbose,
+      width: stdoutIsTty() ? terminalColumns() : undefined,
+    }),
+  );
   return d.exitCode;
 }

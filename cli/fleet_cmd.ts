@@ -119,17 +119,11 @@ export async function fleetRunner(
   const kubeconfigs = kubeconfigList(opts.kubeconfig);
   // Offline: the bundle's clusters are the contexts (each its own endpoint: never grouped).
   const bundle = opts.snapshot === undefined ? null : await (async () => {
-    const { openSnapshotClusters } = await import("../kube/snapshot.ts");
-    const all = await openSnapshotClusters(opts.snapshot!);
-    return all.map((c) => ({
-      ...c,
-      context: {
-        name: c.entry.context || c.entry.name,
-        cluster: c.entry.name,
-        server: c.entry.server || null,
-        ca: `snapshot:${c.entry.name}`,
-      },
-    }));
+    const [{ openSnapshotClusters }, { snapshotFleet }] = await Promise.all([
+      import("../kube/snapshot.ts"),
+      import("../multicluster/snapshot.ts"),
+    ]);
+    return snapshotFleet(await openSnapshotClusters(opts.snapshot!));
   })();
   const live = (context: string) =>
     createLiveSource({
@@ -183,16 +177,8 @@ export async function fleetRunner(
       parallel,
       clusterTimeoutMs,
       clusterTimeoutLabel,
-      ...(bundle ? { contexts: bundle.map((b) => b.context) } : {}),
-      open: bundle
-        ? (context) => {
-          const b = bundle.find((x) => x.context.name === context)!;
-          if (!b.source) return Promise.reject(new ToolError(b.entry.error ?? "not captured"));
-          return Promise.resolve(b.source);
-        }
-        : watched
-        ? watchedSource
-        : live,
+      ...(bundle ? { contexts: bundle.contexts } : {}),
+      open: bundle ? bundle.open : watched ? watchedSource : live,
       options: run.options,
       ...(run.catalog ? { catalog: run.catalog } : {}),
       probes: (sources) =>

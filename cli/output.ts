@@ -57,6 +57,28 @@ export function writeOut(s: string): void {
   writeAll(Deno.stdout, s);
 }
 
+/** Pieces of text gathered into writes of about this many characters. */
+const PIECES_BATCH = 1 << 20;
+
+/**
+ * Writes text given in pieces (the JSON reporter's) to `write` in batches of about a megabyte: the
+ * document is never one string, and the writes are few.
+ */
+export function writePieces(pieces: Iterable<string>, write: (s: string) => void): void {
+  let batch: string[] = [];
+  let size = 0;
+  for (const p of pieces) {
+    batch.push(p);
+    size += p.length;
+    if (size >= PIECES_BATCH) {
+      write(batch.join(""));
+      batch = [];
+      size = 0;
+    }
+  }
+  if (batch.length) write(batch.join(""));
+}
+
 /** Writes text to stderr synchronously (progress and context lines beside a machine format). */
 export function writeErr(s: string): void {
   writeAll(Deno.stderr, s);

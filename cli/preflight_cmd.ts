@@ -11,6 +11,7 @@ import { ToolError } from "../errors.ts";
 import type { CheckDef, PreflightIntent, RunOptions } from "../checks/types.ts";
 import type { Report } from "../report/model.ts";
 import type { PreflightProbeOptions, PreflightRun } from "../active/mod.ts";
+import type { ActiveClusters } from "../diagnose/open.ts";
 import { RUN_DEFAULTS } from "../diagnose/defaults.ts";
 import {
   type CheckCommandOptions,
@@ -83,6 +84,7 @@ export function intentFrom(opts: PreflightCommandOptions): PreflightIntent {
     port: intOption("--port", opts.port, 1, 65535),
     // WireGuard over IPv4 needs 60 bytes of the underlay's; 576 is the least any IPv4 path carries.
     mtu: intOption("--mtu", opts.mtu, 576, 9000),
+    nodePort: intOption("--gw-server-service-nodeport", opts.gwServerServiceNodeport, 1, 65535),
   };
 }
 
@@ -146,8 +148,20 @@ function natOptions(opts: PreflightCommandOptions): Pick<PreflightProbeOptions, 
   };
 }
 
+/**
+ * How a `--probe` run opens its clusters (default: from the flags' kubeconfigs); `demo --preflight
+ * --probe` hands in the fake servers' instead, and the rest of the run is the command's own.
+ */
+export type OpenProbed = (
+  requestTimeoutMs: number,
+  notice: (error: string) => void,
+) => Promise<ActiveClusters>;
+
 /** Runs `flyingfish preflight`; returns the exit code. */
-export async function runPreflightCommand(opts: PreflightCommandOptions): Promise<number> {
+export async function runPreflightCommand(
+  opts: PreflightCommandOptions,
+  hooks: { open?: OpenProbed } = {},
+): Promise<number> {
   if (!opts.remoteKubeconfig && !opts.remoteContext) {
     throw new ToolError(
       "preflight judges two clusters: name the would-be provider with --remote-kubeconfig (and/or " +
@@ -182,7 +196,7 @@ export async function runPreflightCommand(opts: PreflightCommandOptions): Promis
       return report.exitCode;
     });
   }
-  return await runProbed(opts, intent, options, print, { requestTimeoutMs, runTimeoutMs });
+  return await runProbed(opts, intent, options, print, { requestTimeoutMs, runTimeoutMs }, hooks.open);
 }
 
 /**
@@ -196,6 +210,7 @@ async function runProbed(
   options: RunOptions,
   print: Parameters<typeof diagnoseAndPrint>[3],
   t: { requestTimeoutMs: number; runTimeoutMs: number },
+  open?: OpenProbed,
 ): Promise<number> {
   const probe = await probeOptionsFrom(opts, intent);
   const [wiring, { openActiveClusters, closeActiveClusters }, { createPreflightPhase, newRunId }] =
@@ -210,7 +225,10 @@ async function runProbed(
   const hardMs = Math.min(t.runTimeoutMs + probe.cleanupTimeoutMs + 5_000, NO_TIMEOUT_MS);
   const report = await withDeadline(hardMs, opts.timeout, async (onExpiry) => {
     let leftOut = "";
-    const clusters = await openActiveClusters(opts, t.requestTimeoutMs, (error) => leftOut = error);
+    const notice = (error: string) => leftOut = error;
+    const clusters = open
+      ? await open(t.requestTimeoutMs, notice)
+      : await openActiveClusters(opts, t.requestTimeoutMs, notice);
     const close = () => closeActiveClusters(clusters);
     onExpiry(close);
     try {

@@ -413,12 +413,19 @@ export function buildProgram(): Command {
   const diff = withKubeconfigOptions(
     program.command("diff")
       .description(
-        "what changed since it worked: compare two diagnoses (collect bundles, or a bundle and the live cluster) — check results first, then the objects behind them",
+        "what changed since it worked: compare two diagnoses (collect bundles, or a bundle and the live cluster or fleet) — check results first, then the objects behind them",
       )
       .argument("<before>", "a bundle written by `flyingfish collect` (the earlier side)")
       .argument("[after]", "a second bundle; absent: the live cluster the kubeconfig flags name"),
     "check",
+    true,
   )
+    .option("--all-contexts", "live side of a fleet bundle: every context of the merged kubeconfig")
+    .option(
+      "--contexts <list>",
+      "live side of a fleet bundle: these contexts — names, /regex/, ^excluded (comma-separated, repeatable)",
+      collectList,
+    )
     .addOption(peerOption())
     .addOption(
       formatOption(
@@ -575,6 +582,10 @@ export function buildProgram(): Command {
       "a preflight scenario (two clusters before peering): preflight against it (default rbac-denied; see --list)",
     )
     .option(
+      "--probe",
+      "with --preflight: preflight --probe on a pair whose fake network carries the probes (default server-on-consumer; see --list)",
+    )
+    .option(
       "--fleet [name]",
       "a fleet of fake clusters (testdata/fleet/, default mixed): check --all-contexts against it",
     )
@@ -604,8 +615,15 @@ export function buildProgram(): Command {
   program.command("schema")
     .description("print the JSON Schema of what -o json prints: the report, or the error document (exit 3)")
     .option("--diff", "the schema of `flyingfish diff -o json` instead")
-    .option("--fleet", "the fleet report's schema instead (check --all-contexts -o json)")
+    .option(
+      "--fleet",
+      "the fleet report's schema instead (check --all-contexts -o json); with --diff, a fleet diff's",
+    )
     .action(async (opts) => {
+      if (opts.diff && opts.fleet) {
+        const { fleetDiffJsonSchema } = await import("../report/fleet_diff.ts");
+        return void console.log(JSON.stringify(fleetDiffJsonSchema(), null, 2));
+      }
       if (opts.diff) {
         const { diffJsonSchema } = await import("../report/diff_schema.ts");
         return void console.log(JSON.stringify(diffJsonSchema(), null, 2));

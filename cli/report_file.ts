@@ -1,5 +1,6 @@
 /** Writing a report to a file: the permission asked up front, failures as one-line tool errors. */
 import { PermissionError, ToolError, toToolError } from "../errors.ts";
+import { writePieces } from "./output.ts";
 
 /** Fails with the `--allow-write` permission error unless writing `file` is already granted. */
 export function requireWrite(file: string): void {
@@ -13,10 +14,19 @@ export function requireWrite(file: string): void {
   if (state !== "granted") throw new PermissionError("--allow-write", `write the report to ${file}`);
 }
 
-/** Writes `text` to `file`, mapping failures to one-line tool errors. */
-export async function writeReportFile(file: string, text: string): Promise<void> {
+/** Writes `text` (or its pieces, in order) to `file`, mapping failures to one-line tool errors. */
+export async function writeReportFile(file: string, text: string | Iterable<string>): Promise<void> {
   try {
-    await Deno.writeTextFile(file, text);
+    if (typeof text === "string") await Deno.writeTextFile(file, text);
+    else {
+      using f = await Deno.open(file, { write: true, create: true, truncate: true });
+      const enc = new TextEncoder();
+      writePieces(text, (s) => {
+        const bytes = enc.encode(s);
+        let off = 0;
+        while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
+      });
+    }
   } catch (err) {
     const tool = toToolError(err, `write the report to ${file}`);
     if (tool) throw tool;

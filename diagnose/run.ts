@@ -3,7 +3,7 @@
  * each peering in dual mode, start the WireGuard sampling early, run the engine, and assemble the
  * report document.
  */
-import { liqoVersionOf } from "../liqo/lookups.ts";
+import { liqoInstallationUnreadable, liqoVersionOf } from "../liqo/lookups.ts";
 import type { ClusterSource, ServerVersion } from "../kube/source.ts";
 import type { ProbeHub } from "../probes/hub.ts";
 import { type ClusterInfo, type PeerInfo, type Report, SCHEMA_VERSION, summarize } from "../report/model.ts";
@@ -15,6 +15,7 @@ import { PermissionError, ToolError } from "../errors.ts";
 import type { KindId } from "../kube/kinds.ts";
 import type { ReadScope } from "../liqo/scopes.ts";
 import { VERSION } from "../version.ts";
+import { heapBound } from "../heap.ts";
 import { buildPeeringDump, PEERING_DUMP_READS } from "../report/peering.ts";
 import { buildCheatSheet, CHEAT_SHEET_READS } from "../report/cheatsheet.ts";
 import { buildSection } from "../report/sections.ts";
@@ -249,6 +250,7 @@ export async function judgeViews(req: JudgeRequest): Promise<Report> {
     liqoNamespace: v.liqoNamespace,
     liqoVersion: liqoVersionOf(v.inv),
     serverVersion: (i === 0 ? localServer : req.remote?.serverVersion ?? null)?.gitVersion ?? null,
+    ...unreadableInstallation(v),
   }));
   if (req.remote && !remote && !sameCluster) {
     clusters.push({
@@ -266,21 +268,17 @@ export async function judgeViews(req: JudgeRequest): Promise<Report> {
     ...remotePeers.map((p) => peerInfo(remote!, p)),
   ];
   const both = [localPeers, remotePeers];
-  const peering = buildSection(
-    "peering",
-    PEERING_DUMP_READS,
-    views,
-    () => buildPeeringDump(views, both),
-    null,
-  );
-  const cheatSheet = buildSection(
-    "cheat-sheet",
-    CHEAT_SHEET_READS,
-    views,
-    () => buildCheatSheet(views, both),
-    [],
-  );
+  // Before a peering there is nothing to dump and no tunnel to test by hand: a preflight report
+  // carries its verdict block instead (peering null, no cheat sheet, no gap to report).
+  const peering = req.preflight
+    ? { value: null, gaps: [] }
+    : buildSection("peering", PEERING_DUMP_READS, views, () => buildPeeringDump(views, both), null);
+  const cheatSheet = req.preflight
+    ? { value: [], gaps: [] }
+    : buildSection("cheat-sheet", CHEAT_SHEET_READS, views, () => buildCheatSheet(views, both), []);
   const snapshot = req.local.source.isSnapshot;
+  // Between phases, what the engine and the sections let go is collected before the report is built.
+  heapBound().check();
   const report = assembleReport({
     schemaVersion: SCHEMA_VERSION,
     tool: { name: "flyingfish", version: VERSION },
@@ -299,6 +297,7 @@ export async function judgeViews(req: JudgeRequest): Promise<Report> {
     incomplete: [...peering.gaps, ...cheatSheet.gaps],
     ...(req.active?.record ? { active: req.active.record() } : {}),
   }, req.invocation ?? null);
+  heapBound().check();
   if (!req.preflight) return report;
   const named = (v: ClusterView, file: string | null) => ({
     name: v.name,
@@ -331,4 +330,10 @@ function peerInfo(view: ClusterView, p: PeerView): PeerInfo {
     role: String(p.foreignCluster.status?.role ?? "Unknown"),
     tenantNamespace: p.tenantNamespace,
   };
+}
+
+/** `liqoUnreadable` of a cluster whose Liqo installation could not be looked for (else nothing). */
+function unreadableInstallation(v: ClusterView): Pick<ClusterInfo, "liqoUnreadable"> {
+  const why = liqoInstallationUnreadable(v.inv);
+  return why === null ? {} : { liqoUnreadable: why };
 }

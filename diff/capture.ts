@@ -13,6 +13,7 @@ import {
   layout,
   ListFileSchema,
   type Manifest,
+  type ManifestCluster,
   readJson,
 } from "../kube/bundle.ts";
 import { redactObject, redactWgDump } from "../collect/redact.ts";
@@ -135,35 +136,40 @@ export function captureFromBundle(
   manifest: Manifest,
   report: Report,
 ): ClusterCapture[] {
-  const out: ClusterCapture[] = [];
-  for (const c of manifest.clusters) {
-    if (c.error) continue;
-    const name = report.clusters.find((r) => r.role === c.role)?.name ?? c.context;
-    const lists: ClusterCapture["lists"] = {};
-    const unreadable: ClusterCapture["unreadable"] = {};
-    for (const id of KIND_IDS) {
-      const path = layout.list(c.name, id);
-      if (!files.has(path)) continue;
-      try {
-        const stored = readJson(files, path, ListFileSchema);
-        if (stored.ok) lists[id] = (stored.items as K8sObject[]).slice(0, MAX_OBJECTS_PER_KIND);
-        else unreadable[id] = `${stored.reason}: ${stored.message}`;
-      } catch (err) {
-        unreadable[id] = err instanceof Error ? err.message : String(err);
-      }
+  return manifest.clusters.filter((c) => !c.error).map((c) =>
+    captureOfEntry(files, c, report.clusters.find((r) => r.role === c.role)?.name ?? c.context)
+  );
+}
+
+/** One captured cluster of a bundle (a fleet bundle holds many), named `name`. */
+export function captureOfEntry(
+  files: Map<string, Uint8Array>,
+  c: ManifestCluster,
+  name: string,
+): ClusterCapture {
+  const lists: ClusterCapture["lists"] = {};
+  const unreadable: ClusterCapture["unreadable"] = {};
+  for (const id of KIND_IDS) {
+    const path = layout.list(c.name, id);
+    if (!files.has(path)) continue;
+    try {
+      const stored = readJson(files, path, ListFileSchema);
+      if (stored.ok) lists[id] = (stored.items as K8sObject[]).slice(0, MAX_OBJECTS_PER_KIND);
+      else unreadable[id] = `${stored.reason}: ${stored.message}`;
+    } catch (err) {
+      unreadable[id] = err instanceof Error ? err.message : String(err);
     }
-    const wg: Record<string, string> = {};
-    for (const e of c.exec) {
-      if (!e.what.startsWith("wg ") || !e.what.includes("dump") || !e.file) continue;
-      try {
-        const rec = readJson(files, `${BUNDLE_ROOT}/${e.file}`, ExecRecordSchema);
-        const last = [...rec.runs].reverse().find((r) => r.ok);
-        if (last && last.ok) wg[`${e.namespace}/${e.pod}`] = last.stdout;
-      } catch {
-        // an unreadable record: no reading for that pod
-      }
-    }
-    out.push({ role: c.role, name, lists, unreadable, wg, truncated: [] });
   }
-  return out;
+  const wg: Record<string, string> = {};
+  for (const e of c.exec) {
+    if (!e.what.startsWith("wg ") || !e.what.includes("dump") || !e.file) continue;
+    try {
+      const rec = readJson(files, `${BUNDLE_ROOT}/${e.file}`, ExecRecordSchema);
+      const last = [...rec.runs].reverse().find((r) => r.ok);
+      if (last && last.ok) wg[`${e.namespace}/${e.pod}`] = last.stdout;
+    } catch {
+      // an unreadable record: no reading for that pod
+    }
+  }
+  return { role: c.role, name, lists, unreadable, wg, truncated: [] };
 }

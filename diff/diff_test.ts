@@ -8,6 +8,7 @@ import { FORMATS } from "../render/render.ts";
 import type { K8sObject } from "../kube/source.ts";
 import { renderHtml } from "../render/html.ts";
 import { renderJson } from "../render/json.ts";
+import { displayWidth } from "../render/wrap.ts";
 import { sampleReport } from "../tests/support/report_fixture.ts";
 
 const KEY = "kT3m0hQd9pXb4zGv2sLw8yRn6cJf1eHa5uVo7iKq3Ms=";
@@ -183,4 +184,24 @@ Deno.test("a report carrying changedSinceHealthy: the HTML report opens with it,
   assert.ok(html.indexOf("since-healthy") < html.indexOf("Data path"));
   assert.deepEqual(JSON.parse(renderJson(report)).changedSinceHealthy, SAMPLE);
   assert.doesNotMatch(renderHtml(sampleReport()), /since-healthy/);
+});
+
+Deno.test("diff text wraps to the width: no line wider, words in order, the fix command whole once unwrapped", () => {
+  const command =
+    "kubectl --context rome-admin -n liqo-tenant-rome-4b2a9e describe service gw-rome-4b2a9e --show-events=true";
+  const d: DiffReport = {
+    ...SAMPLE,
+    answer: {
+      ...SAMPLE.answer!,
+      remediation: [{ command, comment: "events say why no address was assigned" }],
+    },
+  };
+  for (const width of [60, 100]) {
+    const text = renderDiff(d, "text", { color: false, width });
+    for (const l of text.split("\n")) assert.ok(displayWidth(l) <= width, `wider than ${width}: ${l}`);
+    assert.ok(text.replace(/ \\\n\s+/g, " ").includes(command), text);
+    const wide = renderDiff(d, "text", { color: false, width: 1000 });
+    const words = (s: string) => s.replace(/ \\\n/g, "\n").split(/\s+/).filter((w) => w && w !== "#");
+    assert.deepEqual(words(text), words(wide));
+  }
 });

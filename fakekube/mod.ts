@@ -17,6 +17,7 @@ export {
   loadBase,
   loadScenario,
   parseObjects,
+  preflightProbeScenariosRoot,
   preflightScenariosRoot,
   readText,
   type Scenario,

@@ -219,6 +219,11 @@ export function preflightScenariosRoot(): URL {
   return new URL("preflight/", testdata);
 }
 
+/** testdata/preflight-probe/: `preflight --probe` pairs, with the network model the probes cross. */
+export function preflightProbeScenariosRoot(): URL {
+  return new URL("preflight-probe/", testdata);
+}
+
 /** testdata/fleet/: the fleets (fakekube/fleet.ts). */
 export function fleetRoot(): URL {
   return new URL("fleet/", testdata);

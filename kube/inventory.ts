@@ -65,6 +65,13 @@ export class Inventory {
   readonly #pending = new Map<string, Promise<void>>();
   /** kind → the union of its parts (rebuilt when a part arrives). */
   readonly #merged = new Map<KindId, K8sObject[]>();
+  /**
+   * Once settled, each kind's state and first failure are computed once (a later read of the kind
+   * forgets them). A kind read in thousands of scoped parts (pods of each tenant namespace) is asked
+   * for them by every check instance of a run; without this each answer walks every part.
+   */
+  readonly #states = new Map<KindId, KindState>();
+  readonly #failures = new Map<KindId, { reason: Unavailable; message: string } | null>();
   #source: ClusterSource | null = null;
   #settled = false;
   #discovery: DiscoveryOutcome | null = null;
@@ -165,6 +172,8 @@ export class Inventory {
     if (!parts) this.#parts.set(kind, parts = new Map());
     parts.set(key, out);
     this.#merged.delete(kind);
+    this.#states.delete(kind);
+    this.#failures.delete(kind);
   }
 
   /**
@@ -193,12 +202,18 @@ export class Inventory {
 
   /** The first failed request of a kind (a refusal first), if any. */
   #failure(kind: KindId): { reason: Unavailable; message: string } | null {
+    const known = this.#settled ? this.#failures.get(kind) : undefined;
+    if (known !== undefined) return known;
     let first: { reason: Unavailable; message: string } | null = null;
     for (const part of this.#parts.get(kind)?.values() ?? []) {
       if (part.ok) continue;
-      if (part.reason === "forbidden") return part;
+      if (part.reason === "forbidden") {
+        first = part;
+        break;
+      }
       if (!first || first.reason === "missing") first = part;
     }
+    if (this.#settled) this.#failures.set(kind, first);
     return first;
   }
 
@@ -279,6 +294,14 @@ export class Inventory {
 
   /** Why a kind is unavailable, or its count. */
   state(kind: KindId): KindState {
+    const known = this.#settled ? this.#states.get(kind) : undefined;
+    if (known) return known;
+    const s = this.#stateNow(kind);
+    if (this.#settled) this.#states.set(kind, s);
+    return s;
+  }
+
+  #stateNow(kind: KindId): KindState {
     const parts = this.#parts.get(kind);
     if (!parts || parts.size === 0) return { state: "not-listed" };
     const err = this.#failure(kind);

@@ -73,6 +73,24 @@ export function liqoNamespaceOf(inv: Objects): string | null {
   return controllerManager(inv)?.metadata.namespace ?? null;
 }
 
+/**
+ * Why Liqo's installation could not be looked for, or null (found, or looked for and absent): the
+ * controller-manager Deployment names Liqo's namespace and version, so with Deployments unreadable
+ * "Liqo not found" would be a guess. Names the kind and the status.
+ */
+export function liqoInstallationUnreadable(inv: Objects): string | null {
+  if (controllerManager(inv)) return null;
+  const s = inv.state("deployments");
+  if (s.state === "ok") return null;
+  if (s.state === "not-listed") return "deployments not read";
+  const status = s.state === "forbidden"
+    ? "forbidden (403)"
+    : s.state === "missing"
+    ? "not found (404)"
+    : "failed";
+  return `deployments ${status}: ${s.message}`;
+}
+
 /** Liqo version: the controller-manager container image tag, else `app.kubernetes.io/version`. */
 export function liqoVersionOf(inv: Objects): string | null {
   const cm = controllerManager(inv);

@@ -21,6 +21,16 @@ export const TENANT_NAMESPACE_LABEL = "liqo.io/tenant-namespace";
 /** The tenant namespace `liqoctl peer` creates for a remote cluster: this prefix and its cluster ID (`pkg/tenantNamespace/const.go`). */
 export const TENANT_NAMESPACE_PREFIX = "liqo-tenant-";
 
+/** The provider's nonce Secret in the tenant namespace (`authentication/forge/nonce.go`), and its label. */
+export const NONCE_SECRET = "liqo-nonce";
+export const NONCE_SECRET_LABEL = "liqo.io/nonce";
+
+/** The Secret of a cluster's authentication keys in the Liqo namespace (`consts.AuthKeysSecretName`). */
+export const AUTH_KEYS_SECRET = "authentication-keys";
+
+/** The namespace Liqo installs into by default (liqoctl install, the Helm chart's docs). */
+export const DEFAULT_LIQO_NAMESPACE = "liqo";
+
 /**
  * Gateway pod, Deployment and Service labels (the gateway templates); `active: "true"` marks the
  * active replica (`pkg/gateway/concurrent/label.go`).

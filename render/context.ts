@@ -50,6 +50,9 @@ function clusterFacts(c: ClusterInfo, verbose: boolean): string {
     ? `Liqo ${clean(c.liqoVersion)}${verbose && c.liqoNamespace ? ` in ${clean(c.liqoNamespace)}` : ""}`
     : c.liqoNamespace
     ? `Liqo version unknown (namespace ${clean(c.liqoNamespace)})`
+    : c.liqoUnreadable
+    // Unreadable is never absent: say what could not be read, and why.
+    ? `Liqo's installation could not be read (${clean(c.liqoUnreadable)})`
     : "Liqo not found";
   return [
     clean(c.clusterId ?? "(no Liqo cluster ID)"),

@@ -54,3 +54,16 @@ Deno.test("clusterLines: cluster ID, context, API server and Liqo version; roles
     /Liqo version unknown \(namespace liqo\)$/,
   );
 });
+
+Deno.test("clusterLines: Liqo's installation unreadable is said so, with why — never 'Liqo not found'", () => {
+  const unread = {
+    ...ROME,
+    liqoVersion: null,
+    liqoNamespace: null,
+    liqoUnreadable: "deployments forbidden (403): deployments.apps is forbidden",
+  };
+  assert.deepEqual(clusterLines({ clusters: [unread] }), [
+    "cluster rome-4b2a9e · context kind-rome · https://127.0.0.1:6443 · Liqo's installation could not be read " +
+    "(deployments forbidden (403): deployments.apps is forbidden)",
+  ]);
+});

@@ -20,8 +20,8 @@ export function renderDiffYaml(d: DiffReport): string {
   return stringify(d, { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
-/** The diff as JUnit XML: a CI job fails on a newly failing check, names it, and lists the changes. */
-export function renderDiffJunit(d: DiffReport): string {
+/** The JUnit test cases of a diff: one per transition (a newly failing check fails), one per object. */
+export function diffJunitCases(d: DiffReport): { cases: string[]; failures: number } {
   const cases = d.transitions.map((t) => {
     const name = xmlAttr(`${t.id} ${t.cluster}${t.peer ? ` ${t.peer}` : ""}`);
     const body = `${t.from ?? "absent"} → ${t.to ?? "absent"}: ${t.summary}${
@@ -45,8 +45,15 @@ export function renderDiffJunit(d: DiffReport): string {
       ].join("\n"))
     }</system-out></testcase>`
   );
-  const all = [...cases, ...objects];
-  const failures = d.transitions.filter((t) => t.kind === "newly-failing").length;
+  return {
+    cases: [...cases, ...objects],
+    failures: d.transitions.filter((t) => t.kind === "newly-failing").length,
+  };
+}
+
+/** The diff as JUnit XML: a CI job fails on a newly failing check, names it, and lists the changes. */
+export function renderDiffJunit(d: DiffReport): string {
+  const { cases: all, failures } = diffJunitCases(d);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="flyingfish diff" tests="${all.length}" failures="${failures}">`,

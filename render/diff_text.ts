@@ -7,12 +7,15 @@ import type { DiffObjectChange, DiffReport, DiffSide, DiffTransition } from "../
 import { LAYER_TITLES } from "../report/model.ts";
 import { remediationLines } from "../report/remediation.ts";
 import { createColors } from "./colors.ts";
+import { displayWidth, PIPE_WIDTH, wrapCommand, wrapWords } from "./wrap.ts";
 
 /** Options of the text face. */
 export interface DiffTextOptions {
   color: boolean;
   /** Every field of every changed object (default: at most 6 per object). */
   verbose?: boolean;
+  /** Columns to wrap to (the terminal's; default {@link PIPE_WIDTH}, as `check` through a pipe). */
+  width?: number;
 }
 
 const MARK: Record<string, string> = { pass: "✓", warn: "!", fail: "✗", skip: "-", unknown: "?" };
@@ -56,56 +59,96 @@ function objectLines(o: DiffObjectChange, verbose: boolean): string[] {
   return lines;
 }
 
-/** The diff as text. */
+/**
+ * Fix lines under `⚑`, as `check` lays them out: comments wrap as comments (`#` on every line),
+ * commands wrap with ` \` continuations so they still paste as one command (never cut).
+ */
+function fixLines(lines: readonly string[], width: number): string[] {
+  const out: string[] = [];
+  const comment = (text: string, first: string, rest: string) =>
+    wrapWords(text, width, { first: `${first}# `, rest: `${rest}# ` });
+  for (const l of lines) {
+    if (l.startsWith("# ")) {
+      out.push(...comment(l.slice(2), "   ⚑ ", "     "));
+      continue;
+    }
+    const at = l.indexOf("   # ");
+    const [cmd, note] = at < 0 ? [l, null] : [l.slice(0, at), l.slice(at + 5)];
+    const wrapped = wrapCommand(cmd, width, { first: "   ⚑ ", rest: "         " });
+    const last = wrapped.length - 1;
+    if (note === null) out.push(...wrapped);
+    else if (displayWidth(`${wrapped[last]}   # ${note}`) <= width) {
+      out.push(...wrapped.slice(0, last), `${wrapped[last]}   # ${note}`);
+    } else out.push(...wrapped, ...comment(note, "     ", "     "));
+  }
+  return out;
+}
+
+/** The diff as text, wrapped to `opts.width` (a hanging indent under each line's lead). */
 export function renderDiffText(d: DiffReport, opts: DiffTextOptions): string {
   const c = createColors(opts.color);
+  const width = opts.width ?? PIPE_WIDTH;
   const out: string[] = [];
-  out.push(` ${sideLine("before", d.before)}`, ` ${sideLine("after ", d.after)}`, "");
+  /** One plain line wrapped, continuation lines `rest` columns in. */
+  const put = (line: string, rest: number) => {
+    out.push(...wrapWords(line, width, { first: "", rest: " ".repeat(rest) }));
+  };
+  put(` ${sideLine("before", d.before)}`, 3);
+  put(` ${sideLine("after ", d.after)}`, 3);
+  out.push("");
   if (d.answer) {
-    out.push(
-      ` ${c.red(c.bold(`what broke ✗ ${d.answer.id}`))} [${LAYER_TITLES[d.answer.layer]}] ${
-        where(d.answer)
-      }: ${d.answer.summary}`,
-      `   was ${d.answer.from ?? "absent"}; it reads ${d.answer.reads.join(", ") || "nothing listed"}`,
+    // Wrapped plain, then the lead coloured (escape sequences would count as columns).
+    const lead = `what broke ✗ ${d.answer.id}`;
+    const head = wrapWords(
+      ` ${lead} [${LAYER_TITLES[d.answer.layer]}] ${where(d.answer)}: ${d.answer.summary}`,
+      width,
+      { first: "", rest: "   " },
     );
-    for (const l of remediationLines(d.answer.remediation)) out.push(`   ⚑ ${l}`);
+    head[0] = head[0].replace(lead, c.red(c.bold(lead)));
+    out.push(...head);
+    put(`   was ${d.answer.from ?? "absent"}; it reads ${d.answer.reads.join(", ") || "nothing listed"}`, 5);
+    out.push(...fixLines(remediationLines(d.answer.remediation), width));
     for (const a of d.answer.alsoNewlyFailing) {
-      out.push(`   also newly failing: ✗ ${a.id} ${where(a)}: ${a.summary}`);
+      put(`   also newly failing: ✗ ${a.id} ${where(a)}: ${a.summary}`, 5);
     }
     out.push("");
   }
   if (d.transitions.length) {
     out.push(c.bold(" CHECK RESULTS"));
-    for (const t of d.transitions) out.push(`  ${transitionLine(t)}`);
+    for (const t of d.transitions) put(`  ${transitionLine(t)}`, 12);
     out.push("");
   }
+  const objects = (o: DiffObjectChange) => {
+    objectLines(o, opts.verbose === true).forEach((l, i) => put(`  ${l}`, i === 0 ? 6 : 8));
+  };
   const answerObjects = d.objects.filter((o) => o.answerReads);
   if (answerObjects.length) {
     out.push(c.bold(` WHAT ${d.answer!.id} READS`));
-    for (const o of answerObjects) out.push(...objectLines(o, opts.verbose === true).map((l) => `  ${l}`));
+    for (const o of answerObjects) objects(o);
     out.push("");
   }
   const rest = d.objects.filter((o) => !o.answerReads);
   for (const layer of [...new Set(rest.map((o) => o.layer))]) {
     out.push(c.bold(` ${LAYER_TITLES[layer]}`));
-    for (const o of rest.filter((x) => x.layer === layer)) {
-      out.push(...objectLines(o, opts.verbose === true).map((l) => `  ${l}`));
-    }
+    for (const o of rest.filter((x) => x.layer === layer)) objects(o);
     out.push("");
   }
   if (d.readings.length) {
     out.push(c.bold(" READINGS") + c.dim(" (move by themselves; not counted)"));
     for (const r of d.readings) {
-      out.push(`  [${r.cluster}] ${r.subject}: ${r.what} ${r.before ?? "(none)"} → ${r.after ?? "(none)"}`);
+      put(`  [${r.cluster}] ${r.subject}: ${r.what} ${r.before ?? "(none)"} → ${r.after ?? "(none)"}`, 6);
     }
     out.push("");
   }
-  for (const n of d.notes) out.push(c.dim(` note: ${n}`));
+  for (const n of d.notes) {
+    out.push(...wrapWords(`note: ${n}`, width, { first: " ", rest: "       " }).map((l) => c.dim(l)));
+  }
   if (d.notes.length) out.push("");
   out.push(" ────────────────────────────────────────");
   const s = d.summary;
-  out.push(
+  put(
     ` ${s.newlyFailing} newly failing ⋅ ${s.fixed} fixed ⋅ ${s.newUnknown} new unknown ⋅ ${s.transitions} transition(s) ⋅ ${s.objectsChanged} object(s) changed ⋅ ${s.readings} reading(s)`,
+    1,
   );
   out.push(
     d.exitCode === 0

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { ReportSchema } from "../report/model.ts";
+import { canonical, type Report, ReportSchema } from "../report/model.ts";
 import { checkMarkup, sampleReport } from "../tests/support/report_fixture.ts";
-import { renderJson } from "./json.ts";
+import { jsonChunks, renderJson } from "./json.ts";
 import { renderYaml } from "./yaml.ts";
 import { renderJunit, xmlAttr, xmlText } from "./junit.ts";
 import { mdCell, mdCodeBlock, renderMarkdown } from "./markdown.ts";
@@ -36,6 +36,28 @@ Deno.test("JSON key order is stable regardless of input order", () => {
   const r = sampleReport();
   const reversed = Object.fromEntries(Object.entries(r).reverse()) as typeof r;
   assert.equal(renderJson(reversed), renderJson(r));
+});
+
+Deno.test("JSON in pieces is byte for byte JSON.stringify(canonical(report), null, 2)", () => {
+  const old = (r: Report) => JSON.stringify(canonical(r), null, 2) + "\n";
+  const empty = { ...sampleReport(), results: [], peers: [], cheatSheet: [], incomplete: [] };
+  const shuffled = sampleReport();
+  // Keys out of schema order and one the schema does not know, inside a streamed element.
+  shuffled.results = shuffled.results.map((x) =>
+    ({ extra: 1, ...Object.fromEntries(Object.entries(x).reverse()) }) as unknown as typeof x
+  );
+  const stopped: Report = {
+    ...sampleReport(),
+    stopped: { by: "SIGINT", message: "interrupted" },
+    active: null,
+  };
+  for (const r of [sampleReport(), hostileReport(), empty, shuffled, stopped]) {
+    assert.equal(renderJson(r), old(r));
+    assert.equal([...jsonChunks(r)].join(""), old(r));
+  }
+  // One piece per long-array element: nothing builds the whole document at once.
+  const r = sampleReport();
+  assert.ok([...jsonChunks(r)].length > r.results.length + r.peers.length);
 });
 
 Deno.test("YAML parses back to the same document as JSON", () => {

@@ -24,6 +24,7 @@ import {
   foreignClusterTable,
   formatDuration,
   type Report,
+  reportSubject,
   runTables,
   varyingScopes,
 } from "../report/model.ts";
@@ -336,6 +337,41 @@ svg .caption{fill:var(--muted);font-size:11px}
 pre{white-space:pre-wrap;overflow:visible;overflow-wrap:anywhere}}
 `;
 
+/** The layer chips and one data-path diagram per peering (`#datapath`, `#datapath-2`, …). */
+function dataPathHtml(report: Report): string[] {
+  const body: string[] = [`<h2>Data path</h2><div class="chips">`];
+  for (const layer of LAYERS) {
+    const st = worst(report.results.filter((r) => r.layer === layer));
+    // Probes are opt-in, preflight its own command: a run without them has no chip for them, not a grey one.
+    if ((layer === "probe" || layer === "preflight") && st === "none") continue;
+    body.push(
+      `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${
+        st === "none" ? "·" : MARKS[st]
+      } ` +
+        `${h(LAYER_TITLES[layer])}</span>`,
+    );
+  }
+  body.push(`</div>`);
+  const paths = dataPaths(report);
+  const known = new Set(report.clusters.map((c) => c.name));
+  paths.forEach((p, i) => {
+    if (paths.length > 1 || p.to !== null) {
+      // Dual mode: both ends are clusters this run read; otherwise the far end is only a peer.
+      const far = p.to === null ? "" : known.has(p.to) ? h(p.to) : `peer ${h(p.to)}`;
+      body.push(`<h3><span class="nw">${h(p.from)}</span> → <span class="nw">${far}</span></h3>`);
+    }
+    body.push(
+      svgPath(
+        dataPath(report, p.to, p.from),
+        i === 0 ? "datapath" : `datapath-${i + 1}`,
+        p.from,
+        p.to ?? "remote",
+      ),
+    );
+  });
+  return body;
+}
+
 /** The report's stylesheet, for documents that embed its parts (render/fleet_html.ts). */
 export const REPORT_CSS: string = CSS;
 
@@ -350,10 +386,11 @@ export function renderHtml(report: Report): string {
   const s = report.summary;
   const scopes = varyingScopes(report.results);
   const local = localName(report) || "local";
+  const subject = reportSubject(report);
   const inv = report.invocation;
   const body: string[] = [];
   body.push(
-    `<h1>FlyingFish report — <span class="nw">${h(local)}</span></h1>`,
+    `<h1>FlyingFish ${subject.kind} — <span class="nw">${h(subject.about ?? local)}</span></h1>`,
     `<div class="meta">${h(report.generatedAt)} · ${report.mode}` +
       `${
         report.mode === "snapshot"
@@ -414,37 +451,8 @@ export function renderHtml(report: Report): string {
     );
   }
 
-  // Layer chips + data path
-  body.push(`<h2>Data path</h2><div class="chips">`);
-  for (const layer of LAYERS) {
-    const st = worst(report.results.filter((r) => r.layer === layer));
-    // Probes are opt-in, preflight its own command: a run without them has no chip for them, not a grey one.
-    if ((layer === "probe" || layer === "preflight") && st === "none") continue;
-    body.push(
-      `<span class="chip s-${st}" data-layer="${layer}" data-status="${st}">${
-        st === "none" ? "·" : MARKS[st]
-      } ` +
-        `${h(LAYER_TITLES[layer])}</span>`,
-    );
-  }
-  body.push(`</div>`);
-  const paths = dataPaths(report);
-  const known = new Set(report.clusters.map((c) => c.name));
-  paths.forEach((p, i) => {
-    if (paths.length > 1 || p.to !== null) {
-      // Dual mode: both ends are clusters this run read; otherwise the far end is only a peer.
-      const far = p.to === null ? "" : known.has(p.to) ? h(p.to) : `peer ${h(p.to)}`;
-      body.push(`<h3><span class="nw">${h(p.from)}</span> → <span class="nw">${far}</span></h3>`);
-    }
-    body.push(
-      svgPath(
-        dataPath(report, p.to, p.from),
-        i === 0 ? "datapath" : `datapath-${i + 1}`,
-        p.from,
-        p.to ?? "remote",
-      ),
-    );
-  });
+  // Layer chips + data path; before a peering there is none: the verdict heads the page instead.
+  if (!report.preflight) body.push(...dataPathHtml(report));
 
   // Results
   body.push(`<h2>All checks</h2>`);
@@ -568,7 +576,9 @@ export function renderHtml(report: Report): string {
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta name="color-scheme" content="light dark">`,
-    `<title>FlyingFish report — ${h(local)}${d ? ` — ${h(d.id)} failed` : ""}</title>`,
+    `<title>FlyingFish ${subject.kind} — ${h(subject.about ?? local)}${
+      d ? ` — ${h(d.id)} failed` : ""
+    }</title>`,
     `<style>${CSS}</style>`,
     `</head>`,
     `<body>`,

@@ -18,6 +18,7 @@ import {
   foreignClusterTable,
   formatDuration,
   type Report,
+  reportSubject,
   runTables,
   varyingScopes,
 } from "../report/model.ts";
@@ -76,8 +77,8 @@ export function renderMarkdown(report: Report): string {
   const out: string[] = [];
   const scopes = varyingScopes(report.results);
   const s = report.summary;
-  const local = report.clusters.find((c) => c.role === "local")?.name ?? report.clusters[0]?.name;
-  out.push(`# FlyingFish report${local ? ` — ${mdEscape(local)}` : ""}`, "");
+  const subject = reportSubject(report);
+  out.push(`# FlyingFish ${subject.kind}${subject.about ? ` — ${mdEscape(subject.about)}` : ""}`, "");
   const inv = report.invocation;
   const when = [
     mdEscape(report.generatedAt),

@@ -31,7 +31,7 @@ export type ReportDiagnosis = Omit<Diagnosis, "remediation"> & { remediation: Re
 export interface ClusterInfo {
   /** Display name: the Liqo cluster ID when known, else the kubeconfig context. */
   name: string;
-  /** The Liqo cluster ID (null: Liqo not found). */
+  /** The Liqo cluster ID (null: not found, or unreadable). */
   clusterId: string | null;
   /** The kubeconfig context (from a snapshot: the one recorded at capture). */
   context: string;
@@ -39,12 +39,17 @@ export interface ClusterInfo {
   server: string;
   /** `local`: named by --kubeconfig/--context; `remote`: by --remote-kubeconfig/--remote-context. */
   role: "local" | "remote";
-  /** Namespace Liqo runs in (null: not found). */
+  /** Namespace Liqo runs in (null: not found, or unreadable: see liqoUnreadable). */
   liqoNamespace: string | null;
   /** The Liqo version (controller-manager image tag; null: unknown). */
   liqoVersion: string | null;
   /** Kubernetes version the API server reports (`/version` gitVersion); null or absent: unknown. */
   serverVersion?: string | null;
+  /**
+   * Why Liqo's installation could not be read (the Deployments that locate it: kind and status);
+   * absent when it was looked for. With it, a null liqoNamespace means "unknown", not "not installed".
+   */
+  liqoUnreadable?: string;
 }
 
 /** One peer (ForeignCluster) as seen from one cluster. */
@@ -159,9 +164,9 @@ export interface Report {
   exitCode: number;
   /** Duration of the run in milliseconds. */
   durationMs: number;
-  /** The peering dump (null: could not be built). */
+  /** The peering dump (null: no peering to dump — none yet, or a preflight — or it could not be built). */
   peering: PeeringDump | null;
-  /** Values and commands to test the peering by hand. */
+  /** Values and commands to test the peering by hand (empty in a preflight: no peering yet). */
   cheatSheet: CheatSheetEntry[];
   /** Report sections built from partial data, and why (a kind they read was unreadable). */
   incomplete: ReportGap[];
@@ -248,6 +253,10 @@ export const ClusterInfoSchema: z.ZodType<ClusterInfo> = z.object({
   liqoVersion: z.string().nullable(),
   serverVersion: z.string().nullable().optional().describe(
     "Kubernetes version the API server reports (/version gitVersion); null or absent: unknown",
+  ),
+  liqoUnreadable: z.string().optional().describe(
+    "Why Liqo's installation could not be read (the Deployments that locate it: kind and status); absent " +
+      "when it was looked for. With it, a null liqoNamespace/liqoVersion means unknown, not absent",
   ),
 });
 
@@ -360,8 +369,12 @@ const reportObject = z.object({
   summary: SummarySchema,
   exitCode: z.int().min(0).max(3).describe("0 pass, 1 warnings/unknown, 2 failure, 3 tool error"),
   durationMs: z.number().nonnegative(),
-  peering: PeeringDumpSchema.nullable(),
-  cheatSheet: z.array(CheatSheetEntrySchema),
+  peering: PeeringDumpSchema.nullable().describe(
+    "The peering dump; null when there is no peering to dump (none yet, or a preflight) or it could not be built",
+  ),
+  cheatSheet: z.array(CheatSheetEntrySchema).describe(
+    "Values and commands to test the peering by hand; empty in a preflight (no peering yet)",
+  ),
   incomplete: z.array(ReportGapSchema).describe(
     "Report sections built from partial data (a kind they read was forbidden or unreadable), and why",
   ),
@@ -394,6 +407,9 @@ export const ReportSchema: z.ZodType<Report> = reportObject;
 
 /** Top-level keys of the report, in schema (output) order. */
 export const REPORT_KEYS: readonly string[] = Object.keys(reportObject.shape);
+
+/** The schema of each top-level key (report/views.ts puts the report in order piece by piece). */
+export const REPORT_SHAPE: Readonly<Record<string, z.ZodType>> = reportObject.shape;
 
 // Compile-time guard: the zod schema and the hand-written Report interface stay in step.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

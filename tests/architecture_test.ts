@@ -14,7 +14,7 @@ const ROOT = new URL("../", import.meta.url);
 
 /** The floors, ground first: a module may import only its own floor or lower ones. */
 const FLOORS: readonly (readonly string[])[] = [
-  ["errors.ts", "time.ts", "version.ts"],
+  ["errors.ts", "time.ts", "version.ts", "heap.ts"],
   ["kube/"],
   ["probes/"],
   ["liqo/"],

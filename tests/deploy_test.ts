@@ -74,8 +74,9 @@ Deno.test("deploy: the manifests: kinds, names, namespace, and kustomizations th
     const dir = file.replace(/[^/]*$/, "");
     const beside = files.filter((f) => f.startsWith(dir) && !f.slice(dir.length).includes("/"))
       .map((f) => f.slice(dir.length)).filter((f) => f !== "kustomization.yaml")
-      // The active probes' role is applied on its own, by whoever runs probes (docs/active-probes.md).
-      .filter((f) => !(dir === "" && f.startsWith("probe-")));
+      // The active probes' roles are applied on their own, by whoever runs probes or a probe preflight
+      // (docs/active-probes.md, docs/preflight.md).
+      .filter((f) => !(dir === "" && (f.startsWith("probe-") || f.startsWith("preflight-probe-"))));
     assert.deepEqual([...doc.resources].sort(), beside, file);
   }
 });

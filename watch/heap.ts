@@ -7,16 +7,7 @@
  * happens: the process works the same, only less tidily.
  */
 
-/** V8's gc() extension with options (`--expose-gc`). */
-type GcFunction = (
-  options?: { type?: "major" | "minor"; execution?: "sync" | "async"; flavor?: string },
-) => void;
-
-/** The exposed gc(), if the runtime flags expose it. */
-function exposedGc(): GcFunction | null {
-  const gc = (globalThis as { gc?: unknown }).gc;
-  return typeof gc === "function" ? gc as GcFunction : null;
-}
+import { exposedGc, type GcFunction } from "../heap.ts";
 
 /** Rounds between compactions when rounds come back to back. */
 export const COMPACT_EVERY_ROUNDS = 20;

@@ -12,7 +12,7 @@ import { lookupGateway } from "../common/gateway.ts";
 import { tunnelUpProof } from "../common/tunnel_state.ts";
 import { hostnameLine, resolveFromHere } from "../common/endpoint_names.ts";
 import { isHostname } from "../../liqo/endpoints.ts";
-import { fix, flyingfishOn, step } from "../remediation.ts";
+import { fix, preciseUdpStep } from "../remediation.ts";
 
 function run(ctx: CheckContext): Promise<Outcome> | Outcome {
   const l = lookupGateway(ctx);
@@ -55,10 +55,7 @@ async function probeUdp(
   if (dns) evidence.push(hostnameLine("the endpoint", host, dns));
   if (proof) evidence.push(`tunnel up: ${proof}`);
   // Not `nc -u`: it "succeeds" against anything, WireGuard answering no unauthenticated packet.
-  const precise = step(
-    flyingfishOn("local", "check", "--only", "GW-05", "--udp-precise"),
-    "sees an ICMP refusal on the way (needs --allow-ffi)",
-  );
+  const precise = preciseUdpStep("sees an ICMP refusal on the way");
   if (r.outcome === "reply") {
     return { status: "pass", summary: `UDP ${host}:${port} answered from here`, evidence };
   }
@@ -102,7 +99,7 @@ async function probeUdp(
           : `no reply from ${host}:${port} — normal for WireGuard, which ignores unauthenticated packets; ` +
             (ctx.options.preciseUdp
               ? "--udp-precise could not run (see evidence), so ICMP refusals were not seen"
-              : "run with --udp-precise to detect ICMP refusals"),
+              : "run with --udp-precise (needs --allow-ffi) to detect ICMP refusals"),
         evidence,
       };
     }

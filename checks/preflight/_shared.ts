@@ -35,6 +35,8 @@ export interface Intent {
   serviceType: "LoadBalancer" | "NodePort";
   port: number;
   mtu: number;
+  /** The NodePort forced (`--gw-server-service-nodeport`), null: Kubernetes allocates one. */
+  nodePort: number | null;
 }
 
 /** The intent of the run, with Liqo's defaults where the command line said nothing. */
@@ -46,6 +48,7 @@ export function intentOf(options: RunOptions): Intent {
     serviceType: p?.serviceType ?? LIQO_DEFAULTS.serviceType,
     port: p?.port ?? LIQO_DEFAULTS.port,
     mtu: p?.mtu ?? LIQO_DEFAULTS.mtu,
+    nodePort: p?.nodePort ?? null,
   };
 }
 

@@ -12,7 +12,15 @@ import type { AccessAttributes } from "../../kube/live/access.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import type { DryRunAnswer } from "../../probes/hub.ts";
 import { type KindId, KINDS } from "../../kube/kinds.ts";
-import { REMOTE_ID_LABEL, TENANT_NAMESPACE_LABEL, TENANT_NAMESPACE_PREFIX } from "../../liqo/names.ts";
+import {
+  AUTH_KEYS_SECRET,
+  DEFAULT_LIQO_NAMESPACE,
+  NONCE_SECRET,
+  NONCE_SECRET_LABEL,
+  REMOTE_ID_LABEL,
+  TENANT_NAMESPACE_LABEL,
+  TENANT_NAMESPACE_PREFIX,
+} from "../../liqo/names.ts";
 import { fix } from "../remediation.ts";
 import {
   type Intent,
@@ -29,8 +37,10 @@ import {
 export interface PeerNeed {
   kind: KindId;
   verbs: readonly string[];
-  /** True for the objects in the tenant namespace (false: the Namespace itself). */
-  inTenant: boolean;
+  /** Where: the tenant namespace, the side's Liqo namespace, or cluster-wide (the Namespace itself). */
+  where: "tenant" | "liqo" | "cluster";
+  /** One object by name (the SSAR's `name`), when liqoctl reads only that one. */
+  name?: string;
   why: string;
 }
 
@@ -39,31 +49,40 @@ export interface PeerNeed {
  * tenant namespace (create, or find one made beforehand), the Configuration, the gateway of that
  * side (server or client by `--gw-server-service-location`), the PublicKey, the nonce Secret
  * (provider) or the signed nonce (consumer), the Tenant (provider), the Identity and the
- * ResourceSlice (consumer). CreateOrUpdate gets, then creates or updates.
+ * ResourceSlice (consumer), and it reads the consumer's authentication keys in the Liqo namespace
+ * (to sign the Tenant's CSR). CreateOrUpdate gets, then creates or updates.
  */
 export function peerNeeds(role: Role, intent: Pick<Intent, "serverSide">): PeerNeed[] {
   const cu = ["get", "create", "update"] as const;
   const server = intent.serverSide === role;
   const out: PeerNeed[] = [
-    { kind: "namespaces", verbs: ["get", "create"], inTenant: false, why: "the tenant namespace" },
-    { kind: "configurations", verbs: cu, inTenant: true, why: "the network Configuration" },
+    { kind: "namespaces", verbs: ["get", "create"], where: "cluster", why: "the tenant namespace" },
+    { kind: "configurations", verbs: cu, where: "tenant", why: "the network Configuration" },
     server
-      ? { kind: "gatewayservers", verbs: cu, inTenant: true, why: "the gateway server" }
-      : { kind: "gatewayclients", verbs: cu, inTenant: true, why: "the gateway client" },
-    { kind: "publickeies", verbs: cu, inTenant: true, why: "the peer's WireGuard PublicKey" },
+      ? { kind: "gatewayservers", verbs: cu, where: "tenant", why: "the gateway server" }
+      : { kind: "gatewayclients", verbs: cu, where: "tenant", why: "the gateway client" },
+    { kind: "publickeies", verbs: cu, where: "tenant", why: "the peer's WireGuard PublicKey" },
     {
       kind: "secrets",
       verbs: cu,
-      inTenant: true,
+      where: "tenant",
       why: role === "provider" ? "the authentication nonce" : "the signed nonce",
     },
   ];
   if (role === "provider") {
-    out.push({ kind: "tenants", verbs: cu, inTenant: true, why: "the consumer's Tenant" });
+    out.push({ kind: "tenants", verbs: cu, where: "tenant", why: "the consumer's Tenant" });
   } else {
     out.push(
-      { kind: "identities", verbs: cu, inTenant: true, why: "the provider's Identity" },
-      { kind: "resourceslices", verbs: cu, inTenant: true, why: "the ResourceSlice" },
+      // GenerateTenant signs the Tenant's CSR with the cluster's keys (`authentication/keys.go` GetClusterKeys).
+      {
+        kind: "secrets",
+        verbs: ["get"],
+        where: "liqo",
+        name: AUTH_KEYS_SECRET,
+        why: "the cluster's authentication keys",
+      },
+      { kind: "identities", verbs: cu, where: "tenant", why: "the provider's Identity" },
+      { kind: "resourceslices", verbs: cu, where: "tenant", why: "the ResourceSlice" },
     );
   }
   return out;
@@ -76,13 +95,19 @@ function tenantNamespace(other: Side): string {
 }
 
 /** The access questions of one side. */
-export function accessQuestions(role: Role, intent: Intent, tenantNs: string): AccessAttributes[] {
+export function accessQuestions(
+  role: Role,
+  intent: Intent,
+  tenantNs: string,
+  liqoNs: string = DEFAULT_LIQO_NAMESPACE,
+): AccessAttributes[] {
   return peerNeeds(role, intent).flatMap((n) =>
     n.verbs.map((verb) => ({
       verb,
       resource: KINDS[n.kind].plural,
       ...(KINDS[n.kind].group ? { group: KINDS[n.kind].group } : {}),
-      ...(n.inTenant ? { namespace: tenantNs } : {}),
+      ...(n.where === "tenant" ? { namespace: tenantNs } : n.where === "liqo" ? { namespace: liqoNs } : {}),
+      ...(n.name ? { name: n.name } : {}),
     }))
   );
 }
@@ -95,6 +120,23 @@ function tenantNamespaceObject(name: string, remoteId: string | null): K8sObject
     metadata: {
       name,
       labels: { [TENANT_NAMESPACE_LABEL]: "true", ...(remoteId ? { [REMOTE_ID_LABEL]: remoteId } : {}) },
+    },
+  };
+}
+
+/**
+ * The nonce Secret `liqoctl peer` creates on the provider (`forge.Nonce` + `MutateNonce`: its name and
+ * labels; the controller-manager fills the data). Dry-run only in a tenant namespace that exists:
+ * in one still to be created, the API server would answer NotFound whatever admission says.
+ */
+function nonceSecretObject(tenantNs: string, remoteId: string | null): K8sObject {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: NONCE_SECRET,
+      namespace: tenantNs,
+      labels: { [NONCE_SECRET_LABEL]: "true", ...(remoteId ? { [REMOTE_ID_LABEL]: remoteId } : {}) },
     },
   };
 }
@@ -126,8 +168,15 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     const other = sides[1 - i];
     const ns = tenantNamespace(other);
     const nsExists = (side.view.inv.tryItems("namespaces") ?? []).some((n) => n.metadata.name === ns);
-    const reviews = accessQuestions(side.role, intent, ns);
-    const dryRuns = nsExists ? [] : [tenantNamespaceObject(ns, other.view.clusterId)];
+    // Liqo absent: its namespace-to-be (liqoctl install's default).
+    const reviews = accessQuestions(side.role, intent, ns, side.view.liqoNamespace ?? DEFAULT_LIQO_NAMESPACE);
+    // The tenant namespace when it is still to be created; in one that exists, the provider's nonce
+    // Secret (the other objects are Liqo CRs whose specs liqoctl forges from both clusters: SSAR only).
+    const dryRuns = !nsExists
+      ? [tenantNamespaceObject(ns, other.view.clusterId)]
+      : side.role === "provider"
+      ? [nonceSecretObject(ns, other.view.clusterId)]
+      : [];
     const answers = await ctx.probes.access!(side.view.name, { reviews, dryRuns });
     const who = named(side);
     if (!answers.ok) {
@@ -142,30 +191,37 @@ async function run(ctx: CheckContext): Promise<Outcome> {
     const denied = answers.verdicts.filter((v) => !v.allowed);
     for (const v of denied) {
       const where = v.namespace ? ` in namespace ${v.namespace}` : "";
-      const line = `cannot ${v.verb} ${resourceName(v)}${where} on ${who}${v.reason ? ` (${v.reason})` : ""}`;
+      const one = v.name ? ` ${v.name}` : "";
+      const line = `cannot ${v.verb} ${resourceName(v)}${one}${where} on ${who}${
+        v.reason ? ` (${v.reason})` : ""
+      }`;
       // A tenant namespace made beforehand is what liqoctl falls back to (`network/cluster.go` SetNamespaces).
       if (v.resource === "namespaces" && v.verb === "create" && nsExists) {
         warns.push(`${line}: ${ns} exists, liqoctl uses it`);
       } else denials.push(line);
     }
-    for (const d of answers.dryRuns) {
-      if (!d.admitted) refusals.push(dryRunLine(who, d));
-    }
+    // 409: a nonce from an earlier attempt exists, and liqoctl updates it (CreateOrUpdate) — not a refusal.
+    // A create the access review already refused is one refusal, not two (RBAC answers before admission).
+    const deniedCreate = (o: K8sObject) =>
+      denied.some((v) =>
+        v.verb === "create" && v.resource === (o.kind === "Secret" ? "secrets" : "namespaces") &&
+        (v.namespace ?? null) === (o.metadata.namespace ?? null) && !v.name
+      );
+    const refused = answers.dryRuns.filter((d) => !d.admitted && d.status !== 409 && !deniedCreate(d.object));
+    for (const d of refused) if (!d.admitted) refusals.push(dryRunLine(who, d));
     const liqo = liqoInstalled(side.view) === false
       ? " (Liqo not installed: its kinds asked about by name)"
       : "";
     evidence.push(
       `${who}: ${
         answers.verdicts.length - denied.length
-      }/${answers.verdicts.length} access reviews allowed in ${ns}` +
+      }/${answers.verdicts.length} access reviews allowed in ${ns} and the Liqo namespace` +
         `${liqo}; ${
-          nsExists
+          answers.dryRuns.length === 0
             ? `${ns} exists (nothing to dry-run)`
-            : `Namespace ${ns} ${
-              answers.dryRuns.every((d) => d.admitted)
-                ? "admitted"
-                : "refused"
-            } by a dryRun=All create`
+            : `${nsExists ? `${ns} exists; ` : ""}${
+              answers.dryRuns.map((d) => `${d.object.kind} ${d.object.metadata.name}`).join(", ")
+            } ${refused.length ? "refused" : "admitted"} by a dryRun=All create`
         }`,
     );
   }));
@@ -208,8 +264,10 @@ export const PF_RBAC: CheckDef = {
   explain: {
     reads: "One SelfSubjectAccessReview per verb liqoctl peer needs on each side (get/create of the tenant " +
       "namespace; get/create/update of the Configuration, GatewayServer or GatewayClient, PublicKey and nonce " +
-      "Secret in it; the Tenant on the provider, the Identity and ResourceSlice on the consumer), then the tenant " +
-      "Namespace created with dryRun=All (admission runs, nothing is stored).",
+      "Secret in it; the Tenant on the provider, the Identity and ResourceSlice on the consumer, and get of the " +
+      "consumer's authentication-keys Secret in its Liqo namespace, with which liqoctl signs the Tenant), then the tenant " +
+      "Namespace created with dryRun=All (admission runs, nothing is stored) — where it exists already, the " +
+      "provider's nonce Secret liqo-nonce in it instead; the Liqo resources are judged by the reviews alone.",
     decides:
       "fail listing each refusal (verb, resource, namespace, cluster) and each dry run admission refused " +
       "(the webhook or policy, its message); warn when only namespace creation is refused and the tenant namespace " +

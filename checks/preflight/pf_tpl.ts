@@ -3,8 +3,10 @@
  * WgGatewayServerTemplate `wireguard-server` on the would-be server side, the
  * WgGatewayClientTemplate `wireguard-client` on the client side, in the Liqo namespace
  * (`forge/gatewayserver.go`, `forge/gatewayclient.go` defaults) — and carry what the chosen flags
- * need: a service with a UDP port, and for a NodePort a `nodePort` (or `?nodePort`) field, as
- * liqoctl's `CheckTemplateGwServer` requires (`pkg/liqoctl/network/cluster.go`).
+ * need: a service with a UDP port, and a `nodePort` (or `?nodePort`) field when a NodePort is forced
+ * (`--gw-server-service-nodeport`), as liqoctl's `CheckTemplateGwServer` requires — it looks for the
+ * field only then (`pkg/liqoctl/network/cluster.go` checkTemplateServerServiceNodePort); without a
+ * forced port Kubernetes allocates one, and a template without the field is only a warning.
  */
 import type { CheckContext, CheckDef, ClusterView, Outcome } from "../types.ts";
 import { fix, kubectl, step } from "../remediation.ts";
@@ -31,6 +33,7 @@ const rec = (v: unknown): Record<string, unknown> =>
 export function serverTemplateProblems(
   template: unknown,
   serviceType: "LoadBalancer" | "NodePort",
+  forcedNodePort = false,
 ): string[] {
   const spec = rec(rec(rec(template).spec).template);
   const inner = rec(spec.spec);
@@ -47,13 +50,21 @@ export function serverTemplateProblems(
     if (p.protocol !== undefined && p.protocol !== "UDP") {
       out.push(`spec.template.spec.service.spec.ports[0].protocol is ${String(p.protocol)}, not UDP`);
     }
-    if (serviceType === "NodePort" && p.nodePort === undefined && p["?nodePort"] === undefined) {
+    if (serviceType === "NodePort" && forcedNodePort && !hasNodePortField(template)) {
       out.push(
         "spec.template.spec.service.spec.ports[0].nodePort is missing (needed by --gw-server-service-nodeport)",
       );
     }
   }
   return out;
+}
+
+/** True when the server template's first service port can carry a forced NodePort (`nodePort` or `?nodePort`). */
+export function hasNodePortField(template: unknown): boolean {
+  const ports = rec(rec(rec(rec(rec(template).spec).template).spec).service).spec;
+  const list = Array.isArray(rec(ports).ports) ? rec(ports).ports as unknown[] : [];
+  const p = rec(list[0]);
+  return p.nodePort !== undefined || p["?nodePort"] !== undefined;
 }
 
 /** A client template's problems. */
@@ -69,6 +80,7 @@ function run(ctx: CheckContext): Outcome {
   const fails: string[] = [];
   const unknowns: string[] = [];
   const skips: string[] = [];
+  const warns: string[] = [];
   const evidence: string[] = [];
   for (const side of sides) {
     const server = side.role === intent.serverSide;
@@ -97,9 +109,17 @@ function run(ctx: CheckContext): Outcome {
       fails.push(`${label} does not exist (the ${server ? "server" : "client"} side needs it)`);
       continue;
     }
-    const problems = server ? serverTemplateProblems(t, intent.serviceType) : clientTemplateProblems(t);
+    const problems = server
+      ? serverTemplateProblems(t, intent.serviceType, intent.nodePort !== null)
+      : clientTemplateProblems(t);
     if (problems.length) fails.push(...problems.map((p) => `${label}: ${p}`));
-    else {evidence.push(`${label}: present${
+    else if (server && intent.serviceType === "NodePort" && !hasNodePortField(t)) {
+      warns.push(
+        `${label}: spec.template.spec.service.spec.ports[0] has no nodePort field: Kubernetes allocates the ` +
+          "NodePort at random, and liqoctl would refuse to force one (--gw-server-service-nodeport, e.g. the port " +
+          "a NAT forwards to)",
+      );
+    } else {evidence.push(`${label}: present${
         server
           ? `, renders a ${intent.serviceType} Service on UDP port ${intent.port} (the GatewayServer's)`
           : ""
@@ -117,7 +137,21 @@ function run(ctx: CheckContext): Outcome {
       ),
     };
   }
-  if (unknowns.length) return { status: "unknown", summary: unknowns.join("; "), evidence };
+  if (unknowns.length) {
+    return { status: "unknown", summary: unknowns.join("; "), evidence: [...warns, ...evidence] };
+  }
+  if (warns.length) {
+    return {
+      status: "warn",
+      summary: warns[0],
+      evidence: [...warns, ...evidence],
+      remediation: fix(
+        'To force a NodePort later, add `?nodePort: "{{ .Spec.Endpoint.NodePort }}"` to the template\'s service port ' +
+          "(as Liqo's chart renders it), or re-render the template from the chart:",
+        step(kubectl(intent.serverSide, "get", "wggatewayservertemplates", "-A")),
+      ),
+    };
+  }
   if (skips.length === sides.length) {
     return { status: "skip", skipKind: "not-applicable", summary: skips.join("; "), evidence };
   }
@@ -145,7 +179,9 @@ export const PF_TPL: CheckDef = {
       "namespace.",
     decides:
       "fail naming the template and field: missing template, no deployment, no service or UDP port, no " +
-      "nodePort field for a NodePort; skip where Liqo is not installed (the templates come with the install).",
+      "nodePort field when a NodePort is forced (--gw-server-service-nodeport, the only case liqoctl checks it); " +
+      "warn when a NodePort gateway's template has no nodePort field (a random NodePort only); skip where Liqo " +
+      "is not installed (the templates come with the install).",
     fixes: "Re-render the templates with Liqo's chart, or add the field named.",
   },
   hops: [],

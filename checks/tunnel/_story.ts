@@ -29,8 +29,8 @@ import { endpointOf, formatEndpoint, isHostname } from "../../liqo/endpoints.ts"
 import { gatewayDeployment, lookupGateway } from "../common/gateway.ts";
 import {
   fix,
-  flyingfishOn,
   kubectlIn,
+  preciseUdpStep,
   type RemediationCommand,
   type RemediationStep,
   step,
@@ -385,10 +385,7 @@ export function neverWorkedFix(gw: GatewayRef, ns: string, pod: string): Remedia
     "1. endpoint: the client dials what the server advertises (GW-03, GW-04); a hostname must resolve in the pod",
     `2. UDP path: UDP ${port} open end to end toward ${host} (security groups, firewalls, LB UDP support); ` +
       'nc -u cannot tell (WireGuard answers no stranger: it "succeeds" against anything)',
-    step(
-      flyingfishOn("local", "check", "--only", "GW-05", "--udp-precise"),
-      "from the client's network: an ICMP refusal on the way shows",
-    ),
+    preciseUdpStep("from the client's network: an ICMP refusal on the way shows"),
     "3. keys: each side's PublicKey is the other gateway's key (TUN-04)",
     kubectlIn("local", ns, "logs", pod, "-c", "wireguard"),
   );

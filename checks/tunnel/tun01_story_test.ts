@@ -19,6 +19,12 @@ Deno.test("TUN-01: Connecting says the handshake never completed, naming the end
   assert.match(text(o), /UDP blocked/);
   assert.match(fixText(o.remediation), /UDP 51840 open end to end toward 203\.0\.113\.50/);
   assert.match(fixText(o.remediation), /flyingfish check --only GW-05 --udp-precise/);
+  assert.ok(
+    o.remediation?.some((s) =>
+      /--udp-precise/.test(JSON.stringify(s.command)) && /needs --allow-ffi/.test(s.comment ?? "")
+    ),
+    "the --udp-precise hint says it needs --allow-ffi",
+  );
   assert.doesNotMatch(fixText(o.remediation), /\$ nc |^nc /m);
   // wg unreadable (exec failed): the Connection alone speaks, as before
   const bare = await run("TUN-01", objs, { probes: scriptedProbes() });

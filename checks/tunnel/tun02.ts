@@ -117,7 +117,7 @@ export const TUN_02: CheckDef = {
       "TUN-03's. unknown: exec not allowed (the missing pods/exec verb is named) or wg output unusable (the " +
       "command to run by hand is given).",
     fixes:
-      "Never worked: endpoint (GW-03/GW-04, the hostname resolves in the pod), UDP path (GW-05 with --udp-precise; nc -u proves nothing against WireGuard), keys (TUN-04). " +
+      "Never worked: endpoint (GW-03/GW-04, the hostname resolves in the pod), UDP path (GW-05 with --udp-precise, which needs --allow-ffi; nc -u proves nothing against WireGuard), keys (TUN-04). " +
       "Stopped receiving: a NAT/stateful firewall forgot the flow — Liqo sets no persistent keepalive and " +
       "relies on its 2 s pinger (keep it on, or `wg set … persistent-keepalive 25`), check UDP idle timeouts " +
       "and public address changes, restart the client gateway.",

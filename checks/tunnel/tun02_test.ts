@@ -108,6 +108,12 @@ Deno.test("TUN-02: never worked names the endpoint and the three suspects", asyn
   assert.match(o.summary, /the endpoint, the UDP path or the keys/);
   assert.match(fixText(o.remediation), /UDP 51840 open end to end toward 203\.0\.113\.50/);
   assert.match(fixText(o.remediation), /flyingfish check --only GW-05 --udp-precise/);
+  assert.ok(
+    o.remediation?.some((s) =>
+      /--udp-precise/.test(JSON.stringify(s.command)) && /needs --allow-ffi/.test(s.comment ?? "")
+    ),
+    "the --udp-precise hint says it needs --allow-ffi",
+  );
   assert.doesNotMatch(fixText(o.remediation), /\$ nc |^nc /m);
   assert.match(fixText(o.remediation), /TUN-04/);
   // server side: nothing ever arrived from the client

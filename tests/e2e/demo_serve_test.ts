@@ -185,6 +185,34 @@ Deno.test("demo --serve without --allow-write: exit 3 naming the permission, not
   assert.equal(r.stdout, "");
 });
 
+Deno.test("`deno task demo --serve` (the task grants no --allow-write): exit 3, the one line naming the flag", async () => {
+  // Through the task exactly as the README's readers would type it: its permissions, not the test's.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "task",
+      "--quiet",
+      "--config",
+      decodeURIComponent(new URL("deno.json", REPO).pathname),
+      "demo",
+      "--serve",
+    ],
+    cwd: decodeURIComponent(REPO.pathname),
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 3, stderr);
+  const lines = stderr.split("\n").filter((l) => l.trim() !== "");
+  assert.equal(lines.length, 1, stderr);
+  assert.match(
+    lines[0],
+    /^flyingfish: missing Deno permission --allow-write \(needed to write the demo kubeconfigs/,
+  );
+  assert.equal(new TextDecoder().decode(out.stdout), "");
+});
+
 Deno.test("demo --serve with an unknown scenario: exit 3 pointing at the list", async () => {
   const r = await runCli(["demo", "--serve", "no-such-scenario"], { permissions: PERMISSIONS });
   assert.equal(r.code, 3);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { buildClusterConfig, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { DiffReportSchema } from "../../report/diff_schema.ts";
+import { displayWidth } from "../../render/wrap.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli, SAMPLE_INTERVAL } from "./harness.ts";
 
 const WRITE = [...CLI_PERMISSIONS, "--allow-write"];
@@ -125,6 +126,12 @@ Deno.test("demo --diff: two demo scenarios as before and after (what the README 
   assert.ok(doc.objects.some((o) => o.kind === "Service" && o.answerReads));
   const text = await runCli(["demo", "healthy-provider", "--diff", "gw-lb-pending"]);
   assert.match(text.stdout, /what broke ✗ GW-02 \[GATEWAY EXPOSURE\] local peer rome-4b2a9e/);
+  // Piped: wrapped to 100 columns as check is, every fix command whole once its ` \` lines are joined.
+  for (const l of text.stdout.split("\n")) assert.ok(displayWidth(l) <= 100, `wider than 100: ${l}`);
+  const joined = text.stdout.replace(/ \\\n\s+/g, " ");
+  for (const step of doc.answer!.remediation) {
+    if (step.command) assert.ok(joined.includes(step.command), `${step.command} cut:\n${text.stdout}`);
+  }
   assert.match(
     text.stdout,
     /LoadBalancer address \(status\.loadBalancer\.ingress\[203\.0\.113\.50\]\): 203\.0\.113\.50 → \(none\)/,

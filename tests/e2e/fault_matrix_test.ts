@@ -35,7 +35,7 @@ for (const scenario of ["healthy-consumer", "gw-lb-pending"]) {
     fn: async () => {
       const live = await openLiveScenario(scenario);
       try {
-        const replay = new Replay(live.source);
+        const replay = new Replay(live.source, { replayExec: true });
         const clean = await diagnoseInProcess(replay.record());
         assert.ok(clean.report, `clean run crashed: ${clean.crash}`);
         const problems: string[] = [];

@@ -12,7 +12,7 @@ import { type FaultRule, loadScenario, type ServedScenario, serveScenario } from
 import type { RetryPolicy } from "../../kube/http.ts";
 import { type KindId, KINDS, type KindSpec, listPath, type ListScope } from "../../kube/kinds.ts";
 import { createLiveSource, type LiveClusterSource } from "../../kube/live/source.ts";
-import type { ClusterSource, DiscoveryOutcome, ListOutcome } from "../../kube/source.ts";
+import type { ClusterSource, DiscoveryOutcome, ExecOutcome, ListOutcome } from "../../kube/source.ts";
 import { runDiagnosis } from "../../diagnose/run.ts";
 import { createProbeHub } from "../../probes/live_hub.ts";
 import { PASSIVE_CHECKS as CATALOG } from "../../checks/catalog.ts";
@@ -86,24 +86,49 @@ export async function openLiveScenario(
   };
 }
 
+const execKey = (ns: string, pod: string, container: string, command: readonly string[]): string =>
+  JSON.stringify([ns, pod, container, command]);
+
 const specKey = (spec: KindSpec, scope?: ListScope): string =>
   `${spec.group}/${spec.version}/${spec.plural} ${JSON.stringify(scope ?? {})}`;
 
-/** Clean list and discovery answers of one source, replayed for every kind but the faulted one. */
+/** Freezes a recorded answer all the way down (it is handed to every run of the replay). */
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/**
+ * Clean list and discovery answers of one source, replayed for every kind but the faulted one; with
+ * `replayExec` (the list-fault matrices) exec answers too, in the order the clean run got them, per
+ * (pod, container, command): the fake servers' WireGuard counters step per exec call, so the replay
+ * shows each run the same two samples; an exec the clean run never made goes live. Without it every
+ * exec goes live (the exec-fault cases fault the exec itself).
+ */
 export class Replay {
   readonly #lists = new Map<string, ListOutcome>();
+  readonly #execs = new Map<string, ExecOutcome[]>();
   #discovery: DiscoveryOutcome | null = null;
 
   /** Creates the replay of `live` (record it with {@link Replay.record} first). */
-  constructor(readonly live: LiveClusterSource) {}
+  constructor(readonly live: LiveClusterSource, readonly opts: { replayExec?: boolean } = {}) {}
 
   /** A source that records what it reads (use it for the clean run). */
   record(): ClusterSource {
     return {
       ...this.#base(),
+      exec: async (ns, pod, container, command) => {
+        const out = await this.live.exec(ns, pod, container, command);
+        const key = execKey(ns, pod, container, command);
+        this.#execs.set(key, [...this.#execs.get(key) ?? [], structuredClone(out)]);
+        return out;
+      },
       list: async (spec, scope) => {
         const out = await this.live.list(spec, scope);
-        this.#lists.set(specKey(spec, scope), structuredClone(out));
+        this.#lists.set(specKey(spec, scope), deepFreeze(structuredClone(out)));
         return out;
       },
       discovery: async (groups) => {
@@ -117,13 +142,23 @@ export class Replay {
   /** A source that lists `faulted` live (and any kind it never recorded) and replays the rest. */
   faulting(faulted: KindId | null): ClusterSource {
     const live = faulted === null ? null : specKey(KINDS[faulted]);
+    const calls = new Map<string, number>();
     return {
       ...this.#base(),
+      exec: (ns, pod, container, command) => {
+        const key = execKey(ns, pod, container, command);
+        const n = calls.get(key) ?? 0;
+        calls.set(key, n + 1);
+        const rec = this.opts.replayExec ? this.#execs.get(key)?.[n] : undefined;
+        return rec ? Promise.resolve(structuredClone(rec)) : this.live.exec(ns, pod, container, command);
+      },
       list: (spec, scope) => {
         const rec = this.#lists.get(specKey(spec, scope));
         return specKey(spec) === live || !rec
           ? this.live.list(spec, scope)
-          : Promise.resolve(structuredClone(rec));
+          // A fresh outer object (the inventory keeps it as its part and may let go of its items) over
+          // the recorded objects, frozen: a run that wrote to them would crash, not leak into the next.
+          : Promise.resolve({ ...rec });
       },
       discovery: (groups) =>
         this.#discovery ? Promise.resolve(structuredClone(this.#discovery)) : this.live.discovery(groups),

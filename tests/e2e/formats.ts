@@ -8,11 +8,11 @@
  * - YAML: parses back to a document deep-equal to the JSON one.
  * - JUnit: well-formed XML (the reporters' own `checkMarkup` checker: balanced tags, quoted
  *   attributes, escaped text), one `<testcase>` per result with the result's ID, one `<failure>`
- *   per failed result, and matching `tests`/`failures` counts.
+ *   per failed result, and matching `tests`/`failures` counts (a preflight's verdict: one more).
  * - Markdown: the "All Checks — Summary" table with one row per result, and the diagnosis (its ID
  *   under "## Diagnosis", or "No failure found").
  * - HTML: well-formed, `#diagnosis` with the diagnosed ID, a `#datapath` diagram when there are
- *   peers, and no external reference (no script, link, src, remote URL or @import).
+ *   peers (not in a preflight: no peering yet), and no external reference (no script, link, src, remote URL or @import).
  * - Text: no escape codes without colour; quiet mode is the count line and the diagnosis only.
  */
 import assert from "node:assert/strict";
@@ -28,6 +28,9 @@ import { checkMarkup } from "../support/report_fixture.ts";
 
 /** A JSON Schema (the subset zod's `toJSONSchema` emits). */
 export type JsonSchema = boolean | { [keyword: string]: unknown };
+
+/** The preflight verdicts that pass as a JUnit test case. */
+const CAN_PEER = new Set(["can-peer", "can-peer-with-changes", "already-peered"]);
 
 const ANNOTATIONS = new Set(["$id", "$schema", "title", "description", "default", "examples", "$comment"]);
 
@@ -59,7 +62,7 @@ function resolveRef(root: JsonSchema, ref: string): JsonSchema {
 
 /**
  * Validates `value` against a JSON Schema (draft 2020-12) using the keywords zod emits: `type`,
- * `properties`, `required`, `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `oneOf`,
+ * `properties`, `required`, `additionalProperties`, `propertyNames`, `items`, `enum`, `const`, `anyOf`, `oneOf`,
  * `allOf`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `minLength`, `maxLength`,
  * `minItems`, `maxItems`, `pattern`, `format: date-time`, local `$ref`/`$defs`. Any other keyword
  * is reported as an error rather than ignored. Returns the errors (empty when valid).
@@ -109,6 +112,14 @@ export function validateJsonSchema(schema: JsonSchema, value: unknown, root: Jso
               if (known.has(p)) continue;
               if (arg === false) errors.push(`${at}: unexpected property ${p}`);
               else visit(arg as JsonSchema, pv, `${at}.${p}`);
+            }
+          }
+          break;
+        case "propertyNames":
+          // Every key of the object, as a string, against the sub-schema (zod's z.record keys).
+          if (typeOf(v) === "object") {
+            for (const p of Object.keys(v as object)) {
+              visit(arg as JsonSchema, p, `${at}{key ${JSON.stringify(p)}}`);
             }
           }
           break;
@@ -260,8 +271,21 @@ export function assertAllFormats(doc: unknown, label = ""): Report {
     `${ctx}JUnit lacks the XML declaration`,
   );
   assert.equal(markup.elements.filter((e) => e === "testsuites").length, 1, `${ctx}one <testsuites>`);
-  const cases = junitTestcases(xml);
-  assert.equal(markup.elements.filter((e) => e === "testcase").length, report.results.length);
+  // A preflight adds one test case, its verdict, failed unless the clusters can peer (or already do).
+  const verdict = report.preflight
+    ? {
+      name: `verdict: ${report.preflight.verdict.replaceAll("-", " ")}`,
+      failed: !CAN_PEER.has(report.preflight.verdict),
+    }
+    : null;
+  const all = junitTestcases(xml);
+  const cases = all.filter((c) => c.name !== verdict?.name);
+  assert.equal(all.length - cases.length, verdict ? 1 : 0, `${ctx}JUnit: the verdict's test case`);
+  if (verdict) {
+    assert.equal(all.find((c) => c.name === verdict.name)?.failed, verdict.failed, `${ctx}verdict`);
+  }
+  const extra = verdict ? 1 : 0;
+  assert.equal(markup.elements.filter((e) => e === "testcase").length, report.results.length + extra);
   assert.equal(cases.length, report.results.length, `${ctx}JUnit: one testcase per result`);
   const caseIds = cases.map((c) => c.name.split(" ")[0]).sort();
   assert.deepEqual(caseIds, report.results.map((r) => r.id).sort(), `${ctx}JUnit testcase IDs`);
@@ -269,7 +293,11 @@ export function assertAllFormats(doc: unknown, label = ""): Report {
   assert.equal(cases.filter((c) => c.failed).length, fails, `${ctx}JUnit: one <failure> per failed result`);
   assert.match(
     xml,
-    new RegExp(`<testsuites name="flyingfish" tests="${report.results.length}" failures="${fails}"`),
+    new RegExp(
+      `<testsuites name="flyingfish" tests="${report.results.length + extra}" failures="${
+        fails + (verdict?.failed ? 1 : 0)
+      }"`,
+    ),
   );
 
   // Markdown.
@@ -299,13 +327,21 @@ export function assertAllFormats(doc: unknown, label = ""): Report {
   if (report.diagnosis) {
     assert.ok(html.includes(`data-check="${report.diagnosis.id}"`), `${ctx}HTML diagnosis`);
   }
-  if (report.peers.length) assert.match(html, /<svg id="datapath"/, `${ctx}HTML data-path diagram`);
+  // A preflight has no data path yet: its verdict heads the page instead of the diagram.
+  if (report.peers.length && !report.preflight) {
+    assert.match(html, /<svg id="datapath"/, `${ctx}HTML data-path diagram`);
+  }
 
   // Text.
   const plain = renderText(report, { color: false, verbose: true, quiet: false });
   assert.ok(!plain.includes("\x1b"), `${ctx}text without colour contains escape codes`);
   for (const r of report.results) assert.ok(plain.includes(` ${r.id} `), `${ctx}text lacks ${r.id}`);
-  const quiet = renderText(report, { color: false, verbose: false, quiet: true }).trimEnd().split("\n");
+  const quietAll = renderText(report, { color: false, verbose: false, quiet: true }).trimEnd().split("\n");
+  // A preflight's quiet output ends with its verdict (and the liqoctl line): judged apart.
+  const verdictAt = quietAll.findIndex((l) => /^ \S verdict: /.test(l));
+  assert.equal(verdictAt > 0, report.preflight !== undefined, `${ctx}quiet: the verdict iff a preflight`);
+  const quiet = verdictAt > 0 ? quietAll.slice(0, verdictAt).slice(0, -1) : quietAll;
+  if (verdictAt > 0) assert.equal(quietAll[verdictAt - 1], "", `${ctx}quiet: the verdict after a blank line`);
   assert.match(quiet[0], /^ \d+ passed ⋅ /, `${ctx}quiet: count line first`);
   if (report.diagnosis) assert.ok(quiet[2].includes(`diagnosis ${MARKS.fail} ${report.diagnosis.id}`));
   else assert.match(quiet[2], /no failure found/);

@@ -53,6 +53,27 @@ Deno.test("validateJsonSchema refuses keywords it does not implement", () => {
   assert.equal(validateJsonSchema({ oneOf: [{ type: "number" }, { type: "integer" }] }, 1).length, 1);
 });
 
+Deno.test("validateJsonSchema checks every key against propertyNames (zod's records)", () => {
+  const record = {
+    type: "object",
+    propertyNames: { enum: ["echo", "client"] },
+    additionalProperties: { type: "string" },
+  };
+  assert.deepEqual(validateJsonSchema(record, { echo: "a", client: "b" }), []);
+  assert.match(
+    validateJsonSchema(record, { echo: "a", other: "b" }).join(),
+    /\{key "other"\}: "other" not in enum/,
+  );
+  assert.match(
+    validateJsonSchema({ propertyNames: { type: "string", minLength: 2 } }, { a: 1 }).join(),
+    /length 1 violates minLength 2/,
+  );
+  // A record's values still answer to additionalProperties.
+  assert.match(validateJsonSchema(record, { echo: 1 }).join(), /\$\.echo: integer is not of type string/);
+  // The published schema holds records (the active block's images): a report with one validates.
+  assert.ok(JSON.stringify(jsonSchema()).includes('"propertyNames"'));
+});
+
 Deno.test("externalReferences finds anything a browser would fetch, not anchors", () => {
   assert.deepEqual(externalReferences(renderHtml(sampleReport())), []);
   for (

@@ -2,6 +2,7 @@
  * Hints that work where they are printed, through the CLI: after a forbidden `pods/exec` no fix says
  * "run the same exec by hand" (it would be refused the same way) but names the missing verb; no fix
  * or cheat-sheet line offers `nc -u` against a WireGuard endpoint (it "succeeds" against anything);
+ * a `--udp-precise` step says it needs `--allow-ffi` (no entry point grants it);
  * and no cheat-sheet pod is unpinned or refused by Pod Security `restricted`.
  */
 import assert from "node:assert/strict";
@@ -65,6 +66,13 @@ Deno.test("no hint offers nc -u to a WireGuard endpoint, and the cheat sheet's p
           c.includes(`run ${spec.containers[0].name} `),
           `the override names the run's container: ${c}`,
         );
+      }
+    }
+    // --udp-precise needs FFI, which no entry point grants: every step that prints it says so.
+    for (const r of report.results) {
+      for (const s of (r.remediation ?? []) as Step[]) {
+        if (!/--udp-precise/.test(s.command ?? "")) continue;
+        assert.match(s.comment ?? "", /needs --allow-ffi/, `${scenario} ${r.id}: ${JSON.stringify(s)}`);
       }
     }
     if (scenario === "wg-never-worked") {

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { listScenarios, loadScenario, serveScenario } from "../../fakekube/mod.ts";
 import { assertExpected, CLI_PERMISSIONS, FAKE_CLOCK } from "./harness.ts";
-import { type PreflightRun, runPreflight } from "./preflight_support.ts";
-import { ReportSchema } from "../../report/model.ts";
+import { assertPreflightSections, type PreflightRun, runPreflight } from "./preflight_support.ts";
+import { assertAllFormats } from "./formats.ts";
 
 const ROOT = new URL("../../testdata/preflight-probe/", import.meta.url);
 const REPO = new URL("../../", import.meta.url);
@@ -100,8 +100,9 @@ Deno.test("preflight --probe: every scenario's checks, verdict, liqoctl line, ex
     const name = r.scenario.name;
     try {
       assertExpected(r.scenario, r);
-      // The document, with its active block (what the run created and removed), is the contract's.
-      ReportSchema.parse(r.report);
+      // The document, with its active block (what the run created and removed), is the contract's:
+      // zod and the published JSON Schema; it renders in every format, without the peering's sections.
+      assertPreflightSections(assertAllFormats(r.report, name), name);
       const row = ROWS[name];
       const p = r.report.preflight;
       assert.equal(p.probed, true, `${name}: probed`);

@@ -41,9 +41,13 @@ async function documentedRole(name: string): Promise<Rule[]> {
 }
 
 Deno.test("preflight (passive): only reads, access reviews and dryRun=All creates; docs/preflight.md's role is what they need", async () => {
-  const r = await runPreflight("healthy");
+  // The healthy pair, and one whose provider keeps a tenant namespace (the nonce Secret is dry-run there).
+  const [r, left] = await Promise.all([runPreflight("healthy"), runPreflight("rbac-tenant-namespace-left")]);
   assert.equal(r.code, 0, r.stderr);
-  const requests = Object.values(r.served.clusters).flatMap((c) => c?.requests ?? []);
+  assert.equal(left.code, 2, left.stderr);
+  const requests = [r, left].flatMap((x) =>
+    Object.values(x.served.clusters).flatMap((c) => c?.requests ?? [])
+  );
   const writes = requests.filter((q) => q.method !== "GET");
   assert.ok(writes.length > 0, "the run asked access reviews");
   for (const w of writes) {
@@ -52,6 +56,10 @@ Deno.test("preflight (passive): only reads, access reviews and dryRun=All create
     assert.ok(ssar || dry, `a passive preflight sent ${w.method} ${w.path}?${w.query}`);
   }
   assert.ok(writes.some((w) => w.path === "/api/v1/namespaces"), "the tenant namespace was dry-run");
+  assert.ok(
+    writes.some((w) => w.path === "/api/v1/namespaces/liqo-tenant-rome-4b2a9e/secrets"),
+    "the nonce Secret was dry-run in the existing tenant namespace",
+  );
   const need = new Map<string, Permission>();
   for (const q of requests) for (const p of needed(q)) need.set(permissionKey(p), p);
   const grants = granted(await documentedRole("flyingfish-preflight"));

@@ -4,6 +4,11 @@
  * provider as `--remote-kubeconfig` (the same file when the scenario names one cluster twice).
  */
 import { loadScenario, type Scenario, type ServedScenario, serveScenario } from "../../fakekube/mod.ts";
+import assert from "node:assert/strict";
+import type { Report } from "../../report/model.ts";
+import { renderHtml } from "../../render/html.ts";
+import { renderMarkdown } from "../../render/markdown.ts";
+import { renderText } from "../../render/text.ts";
 import { CLI_PERMISSIONS, FAKE_CLOCK, runCli } from "./harness.ts";
 
 /** testdata/preflight/: the preflight scenarios (never run by `check`'s matrices). */
@@ -73,4 +78,35 @@ export async function runPreflight(
     await served.close();
     await Deno.remove(tmp, { recursive: true });
   }
+}
+
+/**
+ * A preflight report leaves out what speaks of an existing peering — the peering dump, the manual
+ * test cheat sheet, the data-path diagram — and names its clusters as consumer and provider.
+ */
+export function assertPreflightSections(report: Report, name: string): void {
+  assert.equal(report.peering, null, `${name}: no peering dump`);
+  assert.deepEqual(report.cheatSheet, [], `${name}: no cheat sheet`);
+  assert.deepEqual(report.incomplete, [], `${name}: no gap of a section it does not build`);
+  const p = report.preflight!;
+  const md = renderMarkdown(report);
+  assert.ok(
+    md.startsWith(`# FlyingFish preflight — ${p.consumer} → ${p.provider}\n`),
+    `${name}: ${md.slice(0, 80)}`,
+  );
+  assert.doesNotMatch(md, /cheat sheet|^## Peering/im, `${name}: Markdown`);
+  const html = renderHtml(report);
+  assert.doesNotMatch(
+    html,
+    /cheat sheet|<h2>Peering<\/h2>|<h2>Data path<\/h2>|id="datapath"/i,
+    `${name}: HTML`,
+  );
+  assert.match(html, /<h1>FlyingFish preflight — /);
+  const text = renderText(report, { color: false, verbose: true, quiet: false });
+  assert.doesNotMatch(text, /CHEAT SHEET|^ PEERING$/m, `${name}: text -v`);
+  // The Run table: the would-be consumer and provider, not a local and a remote end.
+  const lines = md.split("\n");
+  const head = lines.findIndex((l) => l.startsWith("| Cluster | Role | Cluster ID |"));
+  const roles = lines.slice(head + 2, head + 4).map((l) => l.split(" | ")[1]);
+  if (p.consumer !== p.provider) assert.deepEqual(roles, ["consumer", "provider"], `${name}: roles`);
 }

@@ -6,8 +6,13 @@
 import assert from "node:assert/strict";
 import { listScenarios } from "../../fakekube/mod.ts";
 import { assertExpected, CLI_PERMISSIONS } from "./harness.ts";
-import { ReportSchema } from "../../report/model.ts";
-import { PREFLIGHT_ROOT, type PreflightRun, runPreflight } from "./preflight_support.ts";
+import { assertAllFormats } from "./formats.ts";
+import {
+  assertPreflightSections,
+  PREFLIGHT_ROOT,
+  type PreflightRun,
+  runPreflight,
+} from "./preflight_support.ts";
 
 /** Per scenario: the verdict, and words the liqoctl line must hold (null: no line). */
 const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null }> = {
@@ -28,13 +33,41 @@ const VERDICTS: Record<string, { verdict: string; line: readonly string[] | null
   "liqo-minor-skew": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-denied": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-admission-refused": { verdict: "cannot-peer", line: ["liqoctl peer"] },
+  "rbac-tenant-namespace-left": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "rbac-review-forbidden": { verdict: "could-not-judge", line: ["liqoctl peer"] },
-  "template-missing-field": { verdict: "cannot-peer", line: ["--gw-server-service-type NodePort"] },
+  "template-missing-field": { verdict: "can-peer-with-changes", line: ["--gw-server-service-type NodePort"] },
   "ipam-exhaustion": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "ipam-collision": { verdict: "cannot-peer", line: ["liqoctl peer"] },
   "clock-skew": { verdict: "can-peer-with-changes", line: ["liqoctl peer"] },
   "provider-unreachable": { verdict: "could-not-judge", line: ["--remote-kubeconfig milan.kubeconfig"] },
 };
+
+/** What varies from run to run: the run ID and the times. */
+function steady(s: string): string {
+  return s.replace(/flyingfish-preflight-[a-z0-9]{8}/g, "flyingfish-preflight-<id>")
+    .replace(/PROBE RUN [a-z0-9]{8}/g, "PROBE RUN <id>")
+    .replace(/\b\d+(\.\d+)? ?m?s\b/g, "<t>");
+}
+
+/**
+ * The first fenced block after `marker` in `page` is the demo's output, save the lines it leaves
+ * out (`…`): each of its other lines is a line of `stdout`, in the same order.
+ */
+async function assertSample(stdout: string, page: string, marker: string): Promise<void> {
+  const md = await Deno.readTextFile(new URL(`../../${page}`, import.meta.url));
+  const at = md.indexOf(marker);
+  assert.ok(at >= 0, `${page}: no ${marker}`);
+  const block = /^```\n([\s\S]*?)^```/m.exec(md.slice(at));
+  assert.ok(block, `${page}: no sample block after ${marker}`);
+  const have = steady(stdout).split("\n");
+  let from = 0;
+  for (const line of steady(block[1]).trimEnd().split("\n")) {
+    if (line.trim() === "…") continue;
+    const i = have.indexOf(line, from);
+    assert.ok(i >= 0, `${page}: the sample line is not in the demo's output (in order):\n${line}`);
+    from = i + 1;
+  }
+}
 
 Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit code", async () => {
   const names = await listScenarios(PREFLIGHT_ROOT);
@@ -51,12 +84,10 @@ Deno.test("preflight: every scenario's checks, verdict, liqoctl line and exit co
   for (const r of runs) {
     const name = r.scenario.name;
     assertExpected(r.scenario, r);
-    // The document is the report schema's, preflight block included.
-    const parsed = ReportSchema.safeParse(r.report);
-    assert.ok(
-      parsed.success,
-      `${name}: ${parsed.success ? "" : JSON.stringify(parsed.error.issues.slice(0, 3))}`,
-    );
+    // The document is the report schema's (zod and the published JSON Schema), preflight block
+    // included, and renders in every format.
+    const report = assertAllFormats(r.report, name);
+    assertPreflightSections(report, name);
     const p = r.report.preflight;
     assert.ok(p, `${name}: a preflight block`);
     assert.equal(p.version, "1");
@@ -94,11 +125,28 @@ Deno.test("preflight: text names the verdict and prints the line; a missing prov
   assert.equal(flags.code, 3);
   assert.match(flags.stderr, /--keep goes with --probe/);
   // The README's `deno task demo --preflight`: the same run, in-process, on the embedded scenario.
-  const [demo, list] = await Promise.all([runCli(["demo", "--preflight"]), runCli(["demo", "--list"])]);
+  const [demo, list, probed] = await Promise.all([
+    runCli(["demo", "--preflight"]),
+    runCli(["demo", "--list"]),
+    runCli(["demo", "--preflight", "--probe"]),
+  ]);
   assert.equal(demo.code, 2, demo.stderr);
   assert.match(demo.stdout, /✗ verdict: cannot peer/);
   assert.match(demo.stdout, /liqoctl peer --context rome --remote-context milan/);
   assert.match(list.stdout, /^--preflight healthy\s/m);
+  // `demo --preflight --probe`: the real preflight --probe over the fake network model (server-on-consumer).
+  assert.equal(probed.code, 1, probed.stderr);
+  assert.match(probed.stdout, /^demo: --preflight --probe server-on-consumer — /);
+  assert.match(probed.stdout, /--gw-server-service-location Consumer/);
+  assert.match(probed.stderr, /cleanup: removing flyingfish-preflight-/);
+  assert.match(list.stdout, /^--preflight --probe nodeport-port-mapping\s/m);
+  // The samples the README and docs/preflight.md show are lines of that very output, in order.
+  await assertSample(probed.stdout, "README.md", "## Before peering: preflight");
+  await assertSample(
+    probed.stdout,
+    "docs/preflight.md",
+    "A sample run (`deno task demo --preflight --probe`",
+  );
   // --only: the check and what it needs (PF-ID), nothing else; an ID of another command is exit 3.
   const only = await runPreflight("healthy", { args: ["--only", "pf-clk"] });
   assert.equal(only.code, 0, only.stderr);

@@ -80,7 +80,7 @@ export function registerTruthTests(scenarios: readonly string[]): void {
       fn: async () => {
         const live = await openLiveScenario(scenario);
         try {
-          const replay = new Replay(live.source);
+          const replay = new Replay(live.source, { replayExec: true });
           const clean = await diagnoseInProcess(replay.record());
           assert.ok(clean.report, `clean run crashed: ${clean.crash}`);
           const problems: string[] = [];
