@@ -9,7 +9,7 @@ import { type OnExpiry, withDeadline } from "./deadline.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import { objectLabel } from "../kube/depth.ts";
-import type { CollectedBundle, CollectTarget } from "../collect/collect.ts";
+import type { CollectedBundle, CollectOptions, CollectTarget } from "../collect/collect.ts";
 import type { ClusterReader } from "../kube/live/logs.ts";
 import type { KubeConfig } from "../kube/kubeconfig.ts";
 
@@ -20,6 +20,10 @@ export interface CollectCommandOptions {
   /** Fleet capture: every context, or those `--contexts` selects, into one bundle. */
   allContexts?: boolean;
   contexts?: string[];
+  /** Fleet capture: clusters captured at once (default 4, as `check --all-contexts`). */
+  parallel?: string;
+  /** Fleet capture: bound of capturing one cluster (default 60s; 0 = none). */
+  clusterTimeout?: string;
   context?: string;
   remoteKubeconfig?: string;
   remoteContext?: string;
@@ -254,6 +258,8 @@ export type LiveCaptureFlags = Pick<
   | "redactIps"
   | "allContexts"
   | "contexts"
+  | "parallel"
+  | "clusterTimeout"
 >;
 
 /**
@@ -281,7 +287,9 @@ export async function captureLive(
     for (const t of targets) await t.source?.close();
   });
   const secrets: string[] = [];
-  const collect = () =>
+  const collect = (
+    bounds: Pick<CollectOptions, "parallel" | "clusterTimeoutMs" | "clusterTimeoutLabel"> = {},
+  ) =>
     collectBundle(targets, {
       kinds: kindsFor(PASSIVE_CHECKS),
       sampleIntervalMs,
@@ -289,13 +297,26 @@ export async function captureLive(
       peers: opts.peer,
       knownSecrets: secrets,
       onProgress,
+      ...bounds,
     });
   if (fleet) {
+    // Opened as each cluster's turn comes (at most --parallel at once): closed here, also on expiry.
+    const opened: ClusterSource[] = [];
+    onExpiry(async () => {
+      for (const s of opened) await s.close();
+    });
     try {
-      await openFleetTargets(opts, timeoutMs, targets, secrets);
-      return await collect();
+      const bounds = await fleetTargets(opts, timeoutMs, targets, secrets, opened);
+      const bundle = await collect(bounds);
+      for (const c of bundle.manifest.clusters) {
+        if (c.error) console.error(`flyingfish: ${c.context || c.name}: ${c.error} — left out of the bundle`);
+      }
+      if (!bundle.manifest.clusters.some((c) => !c.error)) {
+        throw new ToolError("no selected context could be reached: nothing to collect");
+      }
+      return bundle;
     } finally {
-      for (const t of targets) await t.source?.close();
+      for (const s of opened) await s.close();
     }
   }
   const dual = Boolean(opts.remoteKubeconfig || opts.remoteContext);
@@ -345,21 +366,31 @@ export async function captureLive(
 
 /**
  * A fleet bundle: one cluster per API server + CA among the selected contexts (multicluster/
- * load.ts groups them), each under a folder named after its context; the first is the bundle's
+ * load.ts groups them), each under a folder named after its context, opened when its turn comes:
+ * at most `--parallel` clusters captured at once, each bounded by `--cluster-timeout` (the
+ * defaults and wording of `check --all-contexts`). The first cluster captured is the bundle's
  * `local` (a reader that knows one or two clusters opens it and the next), the others `remote`. A
- * cluster that cannot be opened is recorded with its reason and never stops the others.
+ * cluster that cannot be opened, or not within its bound, is recorded with its reason and never
+ * stops the others.
  */
-async function openFleetTargets(
+async function fleetTargets(
   opts: LiveCaptureFlags,
   timeoutMs: number,
   targets: CollectTarget[],
   secrets: string[],
-): Promise<void> {
-  const [{ selectedContexts }, { groupByEndpoint }, { kubeconfigList }] = await Promise.all([
+  opened: ClusterSource[],
+): Promise<Pick<CollectOptions, "parallel" | "clusterTimeoutMs" | "clusterTimeoutLabel">> {
+  const [{ selectedContexts, DEFAULT_PARALLEL, DEFAULT_CLUSTER_TIMEOUT }, { groupByEndpoint }, {
+    kubeconfigList,
+    parallelOption,
+  }] = await Promise.all([
     import("../multicluster/run.ts"),
     import("../multicluster/load.ts"),
     import("./fleet_cmd.ts"),
   ]);
+  const parallel = parallelOption(opts.parallel, DEFAULT_PARALLEL);
+  const clusterTimeoutLabel = opts.clusterTimeout ?? DEFAULT_CLUSTER_TIMEOUT;
+  const clusterTimeoutMs = durationOption("--cluster-timeout", clusterTimeoutLabel, true);
   const kubeconfigs = kubeconfigList(opts.kubeconfig);
   const contexts = await selectedContexts({
     kubeconfigs,
@@ -373,38 +404,28 @@ async function openFleetTargets(
     used.add(name);
     return name;
   };
-  for (const g of groupByEndpoint(contexts)) {
+  for (const [i, g] of groupByEndpoint(contexts).entries()) {
     const ctx = g.contexts[0];
-    const role = targets.some((t) => t.role === "local" && t.source) ? "remote" as const : "local" as const;
-    try {
-      const { openLiveCluster } = await import("../kube/live/source.ts");
-      const c = await openLiveCluster({
-        ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
-        ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
-        context: ctx.name,
-        requestTimeoutMs: timeoutMs,
-      });
-      try {
+    targets.push({
+      role: i === 0 ? "local" : "remote",
+      name: folder(ctx.name),
+      source: null,
+      reader: null,
+      ...(ctx.server ? { server: ctx.server } : {}),
+      open: async () => {
+        const { openLiveCluster } = await import("../kube/live/source.ts");
+        const c = await openLiveCluster({
+          ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+          ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+          context: ctx.name,
+          requestTimeoutMs: timeoutMs,
+        });
+        opened.push(c.source);
         await c.source.probeReachable();
-      } catch (err) {
-        await c.source.close();
-        throw err;
-      }
-      targets.push({ role, name: folder(ctx.name), source: c.source, reader: c.reader });
-      secrets.push(...kubeconfigSecrets(c.client.kc));
-    } catch (err) {
-      if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
-      console.error(`flyingfish: ${ctx.name}: ${err.message} — left out of the bundle`);
-      targets.push({
-        role: "remote",
-        name: folder(ctx.name),
-        source: null,
-        reader: null,
-        error: err.message,
-      });
-    }
+        secrets.push(...kubeconfigSecrets(c.client.kc));
+        return { source: c.source, reader: c.reader };
+      },
+    });
   }
-  if (!targets.some((t) => t.source)) {
-    throw new ToolError("no selected context could be reached: nothing to collect");
-  }
+  return { parallel, clusterTimeoutMs, clusterTimeoutLabel };
 }

@@ -6,6 +6,8 @@
 import { ToolError } from "../errors.ts";
 import type { CheckDef, RunOptions } from "../checks/types.ts";
 import type { FleetReport } from "../report/fleet.ts";
+import type { FleetClock } from "../multicluster/timings.ts";
+import type { ClusterSource } from "../kube/source.ts";
 import { durationOption } from "./check.ts";
 import { stdoutIsTty, terminalColumns, useColor, writeErr, writeOut } from "./output.ts";
 import { withDeadline } from "./deadline.ts";
@@ -99,7 +101,10 @@ export interface FleetRun {
 export async function fleetRunner(
   opts: FleetFlags,
   run: Pick<FleetRun, "options" | "requestTimeoutMs" | "catalog" | "quiet">,
-): Promise<{ parallel: number; once: () => Promise<FleetReport> }> {
+  clock?: FleetClock,
+  /** Fleet rounds: each cluster's source opened once and kept current by Kubernetes watches. */
+  watched = false,
+): Promise<{ parallel: number; once: () => Promise<FleetReport>; close: () => Promise<void> }> {
   const [{ runFleet, DEFAULT_PARALLEL, DEFAULT_CLUSTER_TIMEOUT }, { createLiveSource }, { createProbeHub }, {
     cliInvocation,
   }] = await Promise.all([
@@ -120,21 +125,60 @@ export async function fleetRunner(
     ]);
     return snapshotFleet(await openSnapshotClusters(opts.snapshot!));
   })();
+  const live = (context: string) =>
+    createLiveSource({
+      ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+      ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+      context,
+      requestTimeoutMs: run.requestTimeoutMs,
+    });
+  // Rounds: after the first, a cluster's lists come from its watches (kube/watch_cache.ts); one
+  // that failed its read was closed by the run and is opened afresh the next round.
+  const kept = new Map<string, Promise<ClusterSource>>();
+  const watchedSource = (context: string): Promise<ClusterSource> => {
+    let p = kept.get(context);
+    if (!p) {
+      p = (async () => {
+        const [{ openWatchableSource }, { withWatchCache }] = await Promise.all([
+          import("../kube/live/watch.ts"),
+          import("../kube/watch_cache.ts"),
+        ]);
+        const cached = withWatchCache(
+          await openWatchableSource({
+            ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
+            ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
+            context,
+            requestTimeoutMs: run.requestTimeoutMs,
+          }),
+        );
+        return {
+          ...cached,
+          close: async () => {
+            kept.delete(context);
+            await cached.close();
+          },
+        };
+      })();
+      kept.set(context, p);
+      p.catch(() => kept.delete(context));
+    }
+    return p;
+  };
+  const close = async () => {
+    const all = [...kept.values()];
+    kept.clear();
+    for (const p of all) await p.then((s) => s.close(), () => {});
+  };
   const once = () =>
     runFleet({
+      ...(watched && !bundle ? { keepOpen: true } : {}),
       kubeconfigs,
       selection: { all: opts.allContexts === true, patterns: opts.contexts ?? [] },
       parallel,
       clusterTimeoutMs,
       clusterTimeoutLabel,
       ...(bundle ? { contexts: bundle.contexts } : {}),
-      open: bundle ? bundle.open : (context) =>
-        createLiveSource({
-          ...(kubeconfigs.length === 1 ? { kubeconfig: kubeconfigs[0] } : {}),
-          ...(kubeconfigs.length > 1 ? { kubeconfigs } : {}),
-          context,
-          requestTimeoutMs: run.requestTimeoutMs,
-        }),
+      open: bundle ? bundle.open : watched ? watchedSource : live,
       options: run.options,
       ...(run.catalog ? { catalog: run.catalog } : {}),
       probes: (sources) =>
@@ -146,8 +190,9 @@ export async function fleetRunner(
         }),
       invocation: cliInvocation({ kubeconfig: kubeconfigs.join(":") || undefined }),
       onNotice: run.quiet ? undefined : (line) => writeErr(`flyingfish: ${line}\n`),
+      ...(clock ? { clock } : {}),
     });
-  return { parallel, once };
+  return { parallel, once, close };
 }
 
 /** Runs the fleet and prints (or writes) its report; returns the fleet's exit code. */
@@ -157,9 +202,12 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
     const { requireWrite } = await import("./report_file.ts");
     requireWrite(file);
   }
+  // -v: where the wall time went, on stderr once the report is out.
+  const { fleetClock, timingLines } = await import("../multicluster/timings.ts");
+  const clock = fleetClock(run.verbose === true);
   const [{ renderFleet, fleetSummaryLines }, runner] = await Promise.all([
     import("../render/fleet.ts"),
-    fleetRunner(opts, run),
+    fleetRunner(opts, run, clock),
   ]);
   const report = await withDeadline(run.runTimeoutMs, run.timeout, async () => {
     if (!run.quiet) {
@@ -175,6 +223,7 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
     quiet: run.quiet === true,
     width,
   });
+  clock.mark("rendered");
   if (file) {
     const { writeReportFile } = await import("./report_file.ts");
     await writeReportFile(file, text);
@@ -186,6 +235,7 @@ export async function runFleetCommand(opts: FleetFlags, run: FleetRun): Promise<
       );
     }
   } else writeOut(text);
+  for (const l of timingLines(clock.marks)) writeErr(`flyingfish: fleet timing: ${l}\n`);
   if (report.exitCode === 3) {
     const errors = report.clusters.filter((c) => c.error).map((c) => `${c.name}: ${c.error}`);
     writeErr(
@@ -218,65 +268,80 @@ export interface FleetWatch {
 export async function runFleetWatch(opts: FleetFlags, w: FleetWatch): Promise<number> {
   const [{ edgeTransitions, roundMeets }, runner, { delay }] = await Promise.all([
     import("../multicluster/rounds.ts"),
-    fleetRunner(opts, {
-      options: w.options,
-      requestTimeoutMs: w.requestTimeoutMs,
-      quiet: w.output === "jsonl",
-    }),
+    fleetRunner(
+      opts,
+      {
+        options: w.options,
+        requestTimeoutMs: w.requestTimeoutMs,
+        quiet: w.output === "jsonl",
+      },
+      undefined,
+      true,
+    ),
     import("../time.ts"),
   ]);
   const started = Date.now();
   const line = (o: Record<string, unknown>) => writeOut(JSON.stringify(o) + "\n");
-  const end = (reason: string, code: number) => {
-    if (w.output === "jsonl") line({ event: "end", at: new Date().toISOString(), reason, exitCode: code });
-    else writeErr(`flyingfish: watch ended (${reason}), exit ${code}\n`);
-    return code;
-  };
-  let prev: FleetReport | null = null;
-  for (let round = 1;; round++) {
-    const t0 = Date.now();
-    const report: FleetReport = await runner.once();
-    const at = new Date().toISOString();
-    const s = report.summary.byVerdict;
-    if (w.output === "jsonl") {
-      line({
-        event: "fleet-round",
-        at,
-        round,
-        exitCode: report.exitCode,
-        summary: report.summary,
-        edges: Object.fromEntries(Object.values(report.edges).map((e) => [e.id, e.verdict])),
-        unreadable: report.clusters.filter((c) => c.error).map((c) => ({ cluster: c.name, error: c.error })),
-      });
-    } else {
-      writeOut(
-        `[${
-          at.slice(11, 19)
-        }] round ${round}: ${report.summary.clusters} clusters, ${report.summary.edges} edges — ` +
-          `${s.pass} pass · ${s.warn} warn · ${s.fail} fail · ${s.unknown} unknown (exit ${report.exitCode})\n`,
-      );
-    }
-    for (const t of edgeTransitions(prev, report)) {
-      if (w.output === "jsonl") line({ event: "edge-transition", at, round, ...t });
-      else {
+  try {
+    return await rounds();
+  } finally {
+    await runner.close();
+  }
+  async function rounds(): Promise<number> {
+    const end = (reason: string, code: number) => {
+      if (w.output === "jsonl") line({ event: "end", at: new Date().toISOString(), reason, exitCode: code });
+      else writeErr(`flyingfish: watch ended (${reason}), exit ${code}\n`);
+      return code;
+    };
+    let prev: FleetReport | null = null;
+    for (let round = 1;; round++) {
+      const t0 = Date.now();
+      const report: FleetReport = await runner.once();
+      const at = new Date().toISOString();
+      const s = report.summary.byVerdict;
+      if (w.output === "jsonl") {
+        line({
+          event: "fleet-round",
+          at,
+          round,
+          exitCode: report.exitCode,
+          summary: report.summary,
+          edges: Object.fromEntries(Object.values(report.edges).map((e) => [e.id, e.verdict])),
+          unreadable: report.clusters.filter((c) => c.error).map((c) => ({
+            cluster: c.name,
+            error: c.error,
+          })),
+        });
+      } else {
         writeOut(
-          `  ${t.edge}: ${t.from ?? "new"} → ${t.to ?? "gone"}${
-            t.firstBroken ? ` (${t.firstBroken})` : ""
-          }\n`,
+          `[${
+            at.slice(11, 19)
+          }] round ${round}: ${report.summary.clusters} clusters, ${report.summary.edges} edges — ` +
+            `${s.pass} pass · ${s.warn} warn · ${s.fail} fail · ${s.unknown} unknown (exit ${report.exitCode})\n`,
         );
       }
-    }
-    prev = report;
-    if (w.until && roundMeets(report, w.until)) return end(`until ${w.until}`, 0);
-    if (w.signal.aborted) return end("stopped", report.exitCode);
-    const elapsed = Date.now() - started;
-    if (w.waitMs !== null && elapsed + Math.max(0, w.intervalMs - (Date.now() - t0)) >= w.waitMs) {
-      return end("wait", w.until ? 1 : report.exitCode);
-    }
-    try {
-      await delay(Math.max(0, w.intervalMs - (Date.now() - t0)), { signal: w.signal });
-    } catch {
-      return end("stopped", report.exitCode);
+      for (const t of edgeTransitions(prev, report)) {
+        if (w.output === "jsonl") line({ event: "edge-transition", at, round, ...t });
+        else {
+          writeOut(
+            `  ${t.edge}: ${t.from ?? "new"} → ${t.to ?? "gone"}${
+              t.firstBroken ? ` (${t.firstBroken})` : ""
+            }\n`,
+          );
+        }
+      }
+      prev = report;
+      if (w.until && roundMeets(report, w.until)) return end(`until ${w.until}`, 0);
+      if (w.signal.aborted) return end("stopped", report.exitCode);
+      const elapsed = Date.now() - started;
+      if (w.waitMs !== null && elapsed + Math.max(0, w.intervalMs - (Date.now() - t0)) >= w.waitMs) {
+        return end("wait", w.until ? 1 : report.exitCode);
+      }
+      try {
+        await delay(Math.max(0, w.intervalMs - (Date.now() - t0)), { signal: w.signal });
+      } catch {
+        return end("stopped", report.exitCode);
+      }
     }
   }
 }

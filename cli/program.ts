@@ -385,6 +385,11 @@ export function buildProgram(): Command {
       "capture these contexts into one bundle — names, /regex/, ^excluded (comma-separated, repeatable)",
       collectList,
     )
+    .option("--parallel <n>", "fleet run: clusters read at once (default 4)")
+    .option(
+      "--cluster-timeout <duration>",
+      "fleet run: bound of reading one cluster (default 60s; 0 = none)",
+    )
     .addOption(peerOption("only sample the gateways of these peers: lists are always complete"))
     .option(
       "-f, --output-file <file>",

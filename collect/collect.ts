@@ -40,6 +40,8 @@ import { narrow, scopeOf, summaryOf } from "./scope.ts";
 import { setAsideTooDeep, type SkippedObject } from "../kube/depth.ts";
 import { collectWireguard } from "../probes/wireguard.ts";
 import { VERSION } from "../version.ts";
+import { PermissionError, ToolError } from "../errors.ts";
+import { within } from "../time.ts";
 
 /** One cluster to capture. */
 export interface CollectTarget {
@@ -51,6 +53,14 @@ export interface CollectTarget {
   /** Raw reads (logs, /version), released with the source they share a client with; null to skip them. */
   reader: ClusterReader | null;
   error?: string;
+  /**
+   * Opens the cluster when its turn comes (a fleet capture: at most `parallel` clusters in flight,
+   * the opening inside the cluster's time bound); `source` is null until then. A tool error is the
+   * cluster's `error`; a missing permission or a bug ends the capture.
+   */
+  open?: () => Promise<{ source: ClusterSource; reader: ClusterReader | null }>;
+  /** The API server, for the reason line of a cluster that was never opened. */
+  server?: string;
 }
 
 /** Options of {@link collectBundle}. */
@@ -72,6 +82,12 @@ export interface CollectOptions {
   /** Progress messages (the CLI shows them on a TTY). */
   onProgress?: (message: string) => void;
   signal?: AbortSignal;
+  /** Clusters captured at once (default: every one). */
+  parallel?: number;
+  /** Bound of capturing one cluster, its opening included (0 or absent: none). */
+  clusterTimeoutMs?: number;
+  /** That bound as the user spelled it (`--cluster-timeout`), for the reason line. */
+  clusterTimeoutLabel?: string;
 }
 
 /** A collected bundle, ready to be packed. */
@@ -177,26 +193,45 @@ export async function collectBundle(
   const clusters: ManifestCluster[] = [];
   const tallies = new Map<string, Tally>();
 
-  const one = async (t: CollectTarget): Promise<void> => {
-    const name = t.name ?? t.role;
-    const base: ManifestCluster = {
-      name,
-      role: t.role,
-      context: t.source?.endpoint.context ?? "",
-      server: t.source?.endpoint.server ?? "",
-      clusterId: null,
-      kinds: {},
-      exec: [],
-      logs: [],
-    };
+  const fresh = (t: CollectTarget): ManifestCluster => ({
+    name: t.name ?? t.role,
+    role: t.role,
+    context: t.source?.endpoint.context ?? "",
+    server: t.source?.endpoint.server ?? t.server ?? "",
+    clusterId: null,
+    kinds: {},
+    exec: [],
+    logs: [],
+  });
+  /** Captures one cluster into `base` and its own `files` (merged only once it is complete). */
+  const one = async (
+    t: CollectTarget,
+    base: ManifestCluster,
+    files: { path: string; value?: unknown; text?: string }[],
+    opened: (s: ClusterSource) => void,
+  ): Promise<void> => {
+    const name = base.name;
     const tally: Tally = {};
     tallies.set(name, tally);
-    clusters.push(base);
-    if (!t.source) {
+    let src = t.source, rdr = t.reader;
+    if (!src && t.open) {
+      try {
+        ({ source: src, reader: rdr } = await t.open());
+      } catch (err) {
+        if (err instanceof PermissionError || !(err instanceof ToolError)) throw err;
+        base.error = err.message;
+        return;
+      }
+      opened(src);
+      base.context = src.endpoint.context;
+      base.server = src.endpoint.server;
+    }
+    if (!src) {
       base.error = t.error ?? "cluster unavailable";
       return;
     }
-    const source = t.source;
+    const source = src;
+    t = { ...t, reader: rdr };
 
     // 1. Lists and discovery, in parallel, like Inventory.load.
     progress(`${name}: listing ${kinds.length} kinds`);
@@ -369,7 +404,46 @@ export async function collectBundle(
     progress(`${name}: done`);
   };
 
-  await Promise.all(targets.map(one));
+  const bounded = async (t: CollectTarget, i: number): Promise<void> => {
+    const base = fresh(t);
+    clusters[i] = base;
+    const mine: typeof files = [];
+    let source: ClusterSource | null = t.source;
+    const work = one(t, base, mine, (s) => source = s);
+    const ms = opts.clusterTimeoutMs ?? 0;
+    if (ms <= 0) {
+      await work;
+      files.push(...mine);
+      return;
+    }
+    work.catch(() => {});
+    const r = await within(work, ms);
+    if (r.done) {
+      files.push(...mine);
+      return;
+    }
+    // Out of time: nothing of it is kept but the reason (its late answers land in `mine`, dropped).
+    await (source as ClusterSource | null)?.close();
+    tallies.set(base.name, {});
+    clusters[i] = {
+      ...fresh(t),
+      context: base.context,
+      server: base.server,
+      error: `${base.server || base.context || base.name}: no complete answer within --cluster-timeout ${
+        opts.clusterTimeoutLabel ?? `${ms}ms`
+      }`,
+    };
+  };
+  const order = targets.map((t, i) => ({ t, i }));
+  await pool(order, Math.max(1, opts.parallel ?? order.length), ({ t, i }) => bounded(t, i));
+  // A fleet bundle (every cluster named): its local is the first cluster captured, whichever it is.
+  if (
+    targets.length > 0 && targets.every((t) => t.name) &&
+    !clusters.some((c) => c.role === "local" && !c.error)
+  ) {
+    const first = clusters.find((c) => !c.error);
+    if (first) { for (const c of clusters) c.role = c === first ? "local" : "remote"; }
+  }
   clusters.sort((a, b) => (a.role === b.role ? 0 : a.role === "local" ? -1 : 1));
 
   const manifest: Manifest = {
@@ -388,6 +462,8 @@ export async function collectBundle(
 
   // Final pass, file by file: IP pseudonymisation, every known secret value (kubeconfig credentials,
   // WireGuard private keys) out, then whatever provider key secretlint finds, out of every file.
+  // Credentials of clusters opened during the capture (a fleet's) are known only now.
+  for (const s of opts.knownSecrets ?? []) if (s.length >= 8) known.add(s);
   const secrets = [...known].sort((a, b) => b.length - a.length);
   const tallyOf = (path: string): Tally | undefined => {
     const m = /\/clusters\/([^/]+)\//.exec(path);

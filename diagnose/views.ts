@@ -89,6 +89,8 @@ export class ViewLoader {
     readonly source: ClusterSource,
     readonly plan: ReadPlan,
     urgent: readonly (readonly [KindId, ReadScope])[] = [],
+    /** The other reads are issued once this resolves (a fleet: every cluster's urgent reads first). */
+    hold?: Promise<void>,
   ) {
     const inv = this.inventory = Inventory.reading(source, true);
     const isUrgent = (kind: KindId, scope: ReadScope) =>
@@ -114,13 +116,14 @@ export class ViewLoader {
     for (const [kind, scopes] of entries) {
       for (const scope of scopes) {
         const opts = { urgent: isUrgent(kind, scope) };
-        const done = scope === "cluster"
-          ? inv.read(kind, undefined, opts)
-          : locate(scope).then(async (where) => {
+        const issue = () =>
+          scope === "cluster" ? inv.read(kind, undefined, opts) : locate(scope).then(async (where) => {
             if (where.everywhere) return inv.read(kind, undefined, opts);
             if (where.scopes.length === 0) return inv.readNone(kind);
             await Promise.all(where.scopes.map((s) => inv.read(kind, s, opts)));
           });
+        // Held reads that ask what an urgent one already asks share its request (never sent twice).
+        const done = hold && !opts.urgent ? hold.then(issue) : issue();
         // A run-ending error (rejected credentials) may come back before anyone waits for this read:
         // it is surfaced where the run waits (the /version probe, `view()`), never as an unhandled
         // rejection that kills the process with a stack trace.

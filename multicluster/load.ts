@@ -16,6 +16,7 @@ import { peersOf } from "../diagnose/views.ts";
 import { warmWireguard } from "../diagnose/warmup.ts";
 import { WARMUP_READS } from "../diagnose/run.ts";
 import { within } from "../time.ts";
+import type { FleetClock } from "./timings.ts";
 
 /** Contexts that reach one API server with one CA: one cluster, read through one of them. */
 export interface EndpointGroup {
@@ -62,6 +63,52 @@ export interface FleetReadOptions {
   clusterTimeoutMs: number;
   /** `--cluster-timeout` as the user spelled it (for the reason line). */
   clusterTimeoutLabel: string;
+  clock?: FleetClock;
+  /** The fleet's urgent-first order of reads (default: one per read of the fleet). */
+  gate?: UrgentFirst;
+}
+
+/** The longest a cluster's other reads are held for the fleet's warm-up reads (one may never answer). */
+export const URGENT_FIRST_GRACE_MS = 1_500;
+
+/**
+ * Urgent first, across the fleet: while a started cluster still waits for its warm-up reads
+ * (gateways and their pods: what the first `wg show` sample needs), every cluster's other reads
+ * are held — at most {@link URGENT_FIRST_GRACE_MS} per round of holding. A fleet run's floor is the
+ * last gateway's sampling interval, which starts only once that cluster's warm-up reads are in;
+ * the other reads (and their parsing) then fill the interval instead of delaying it. The same
+ * requests are made, in another order.
+ */
+export class UrgentFirst {
+  #pending = 0;
+  #release: (() => void) | null = null;
+  #open: Promise<void> = Promise.resolve();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** A cluster starts waiting for its warm-up reads; call the returned function once they are in. */
+  enter(): () => void {
+    if (this.#pending++ === 0) {
+      this.#open = new Promise((resolve) => this.#release = resolve);
+      this.#timer = setTimeout(() => this.#openNow(), URGENT_FIRST_GRACE_MS);
+    }
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      if (--this.#pending === 0) this.#openNow();
+    };
+  }
+
+  /** Resolves once no started cluster waits for its warm-up reads (or the grace has passed). */
+  get open(): Promise<void> {
+    return this.#open;
+  }
+
+  #openNow(): void {
+    clearTimeout(this.#timer);
+    this.#release?.();
+    this.#release = null;
+  }
 }
 
 /** Reads every group, `parallel` at a time, in kubeconfig order. */
@@ -69,6 +116,7 @@ export async function readFleet(
   groups: readonly EndpointGroup[],
   opts: FleetReadOptions,
 ): Promise<ReadCluster[]> {
+  opts = { ...opts, gate: opts.gate ?? new UrgentFirst() };
   const out: ReadCluster[] = new Array(groups.length);
   let next = 0;
   const worker = async () => {
@@ -126,11 +174,18 @@ async function readOne(
   } catch (err) {
     return failed(toolErrorLine(err));
   }
+  // A bundle's lists are answered at once: nothing to order.
+  const gate = source.isSnapshot ? undefined : opts.gate;
+  const leave = gate?.enter() ?? (() => {});
   const attempt = (async () => {
-    const loader = new ViewLoader(source, opts.plan, WARMUP_READS);
+    opts.clock?.mark("read-start", ctx.name);
+    const loader = new ViewLoader(source, opts.plan, WARMUP_READS, gate?.open);
     const version = (await source.probeReachable?.()) ?? null;
+    opts.clock?.mark("read-version", ctx.name);
     // The first `wg show` of each gateway starts once gateways and pods are in, as in a single run.
-    const warming = loader.ready(WARMUP_READS).then((inv) => {
+    const warm = loader.ready(WARMUP_READS);
+    warm.then(leave, leave);
+    const warming = warm.then((inv) => {
       const alias = `\u0000fleet:${ctx.name}`;
       const early: ClusterView = { ...viewOf(source, inv), name: alias };
       opts.sources.set(alias, source);
@@ -138,12 +193,16 @@ async function readOne(
     }).catch(() => {});
     const view = await loader.view();
     await warming;
+    opts.clock?.mark("read-end", ctx.name);
     return { view, version };
   })();
   attempt.catch(() => {});
+  // However the read ends (refused, an error), it no longer holds the others' reads back.
+  attempt.then(leave, leave);
   try {
     const r = await within(attempt, opts.clusterTimeoutMs);
     if (!r.done) {
+      leave();
       await source.close();
       return failed(
         `${ctx.server ?? ctx.name}: no complete answer within --cluster-timeout ${opts.clusterTimeoutLabel}`,

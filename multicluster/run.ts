@@ -33,6 +33,7 @@ import { type ContextSelection, selectContexts } from "./select.ts";
 import { groupByEndpoint, readFleet } from "./load.ts";
 import { type FleetMember, identify } from "./identity.ts";
 import { type GraphNode, planEdges, type PlannedEdge } from "./graph.ts";
+import type { FleetClock } from "./timings.ts";
 
 /** The documented, gentle default of `--parallel`: clusters read at once. */
 export const DEFAULT_PARALLEL = 4;
@@ -61,6 +62,13 @@ export interface FleetRequest {
   invocation?: Invocation;
   /** A line for the user while the run goes on. */
   onNotice?: (line: string) => void;
+  /**
+   * The sources read stay open when the run ends (the caller owns them: fleet rounds keep their
+   * watched sources); a source that failed its read is closed all the same.
+   */
+  keepOpen?: boolean;
+  /** Marks where the wall time goes (multicluster/timings.ts). */
+  clock?: FleetClock;
 }
 
 /** The contexts the selection names, with what identifies their clusters. */
@@ -78,11 +86,24 @@ export async function selectedContexts(
 /** Runs the fleet and returns its report (closing every source it opened). */
 export async function runFleet(req: FleetRequest): Promise<FleetReport> {
   const started = performance.now();
+  const clock = req.clock;
+  clock?.mark("run-start");
   const contexts = await selectedContexts(req);
+  clock?.mark("contexts");
   const catalog = req.catalog ?? PASSIVE_CHECKS;
   const passive = catalog.filter((c) => !c.active);
   const sources = new Map<string, ClusterSource>();
-  const probes = req.probes(sources);
+  const hub = req.probes(sources);
+  // Timed: each `wg show` pair's landing is marked (the sample interval is the run's floor).
+  const probes: ProbeHub = clock
+    ? Object.assign(Object.create(hub) as ProbeHub, {
+      wireguard: (cluster: string, namespace: string, pod: string) => {
+        const r = hub.wireguard(cluster, namespace, pod);
+        r.then(() => clock.mark("wg-sampled", `${namespace}/${pod}`), () => {});
+        return r;
+      },
+    })
+    : hub;
   const groups = groupByEndpoint(contexts);
   const reads = await readFleet(groups, {
     open: req.open,
@@ -92,7 +113,9 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
     parallel: req.parallel,
     clusterTimeoutMs: req.clusterTimeoutMs,
     clusterTimeoutLabel: req.clusterTimeoutLabel,
+    ...(clock ? { clock } : {}),
   });
+  clock?.mark("reads-done");
   try {
     for (const r of reads) if (r.error) req.onNotice?.(`${r.context.name}: ${r.error}`);
     const members = identify(reads);
@@ -121,11 +144,12 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
         ...(req.invocation ? { invocation: req.invocation } : {}),
         ...extra,
       });
-    const edgeReports = await Promise.all(planned.map((e) => {
-      if (!e.run) return Promise.resolve(null);
+    clock?.mark("planned");
+    const edgeReports = await Promise.all(planned.map(async (e) => {
+      if (!e.run) return null;
       const { local, remote, peer, noRemoteReason } = e.run;
       const remoteLoaded = remote ? loaded(remote) : null;
-      return judge(local, {
+      const r = await judge(local, {
         peers: [peer],
         remote: remoteLoaded ? { ...remoteLoaded, source: remoteLoaded.source } : null,
         ...(remoteLoaded && views.get(local)?.clusterId
@@ -133,6 +157,8 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
           : {}),
         ...(noRemoteReason ? { noRemoteReason } : {}),
       });
+      clock?.mark("edge-judged", e.id);
+      return r;
     }));
     const judged = new Set(planned.flatMap((e) => e.run ? [e.run.local, e.run.remote ?? ""] : []));
     const lone = new Map<string, Report>();
@@ -142,6 +168,7 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
       }),
     );
 
+    clock?.mark("judged");
     const edges = planned.map((e, i) => edgeOf(e, edgeReports[i], members));
     edges.sort((a, b) => b.exitCode - a.exitCode || a.id.localeCompare(b.id));
     const clusters = members.map((m): FleetCluster => ({
@@ -165,6 +192,7 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
     for (const r of lone.values()) exit = worseExit(exit, r.exitCode as 0 | 1 | 2);
     const count = <K extends string>(keys: readonly K[], of: (e: FleetEdge) => K) =>
       Object.fromEntries(keys.map((k) => [k, edges.filter((e) => of(e) === k).length])) as Record<K, number>;
+    clock?.mark("assembled");
     return {
       schemaVersion: FLEET_SCHEMA_VERSION,
       kind: "fleet",
@@ -186,7 +214,7 @@ export async function runFleet(req: FleetRequest): Promise<FleetReport> {
       durationMs: Math.round(performance.now() - started),
     };
   } finally {
-    await Promise.all(reads.map((r) => r.source?.close()));
+    if (!req.keepOpen) await Promise.all(reads.map((r) => r.source?.close()));
   }
 }
 

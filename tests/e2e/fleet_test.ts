@@ -165,9 +165,14 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
         "--kubeconfig",
         kc,
         "--contexts",
-        "rome,milan,turin,naples",
+        "rome,milan,turin,naples,palermo",
         "--sample-interval",
         SAMPLE_INTERVAL,
+        // The bounds of `check --all-contexts`: palermo, which never answers, runs into its own.
+        "--parallel",
+        "2",
+        "--cluster-timeout",
+        "6s",
         "-f",
         bundle,
       ],
@@ -175,6 +180,10 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
     );
     assert.equal(c.code, 0, c.stderr);
     assert.match(c.stderr, /naples: .*401.* — left out of the bundle/);
+    assert.match(
+      c.stderr,
+      /palermo: .*no complete answer within --cluster-timeout 6s — left out of the bundle/,
+    );
     assert.match(c.stderr, /check --snapshot .* --all-contexts/);
     const r = await runCli(["check", "--snapshot", bundle, "--all-contexts", "-o", "json"], {
       permissions: ["--allow-env", "--allow-read"],
@@ -185,7 +194,8 @@ Deno.test("fleet collect and watch: one bundle holds every selected cluster, che
     assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].class, "paired");
     assert.equal(doc.edges["rome-4b2a9e→milan-8d1f03"].report!.mode, "snapshot");
     assert.equal(doc.edges["rome-4b2a9e→turin-7a1b2c"].class, "asymmetric");
-    assert.ok(doc.clusters.find((x) => x.context === null)?.error?.includes("401"));
+    assert.ok(doc.clusters.some((x) => x.context === null && x.error?.includes("401")));
+    assert.ok(doc.clusters.some((x) => x.context === null && x.error?.includes("--cluster-timeout 6s")));
     // Fleet rounds on the same clusters: the first round has a failing edge, so --until failure ends it.
     const w = await runCli([
       "watch",
@@ -296,6 +306,39 @@ Deno.test("fleet healthy five: a hub with three providers, one provider shared b
       const gets = s.requests.filter((q) => q.method === "GET" && !q.upgrade && q.status < 400)
         .map((q) => `${q.path}?${q.query}`);
       assert.deepEqual(gets.filter((g, i) => gets.indexOf(g) !== i), [], "read twice");
+    }
+    // Fleet rounds keep each cluster's source: after the first round its lists come from watches.
+    const before = servers.map((s) => s.requests.length);
+    const w = await runCli([
+      "watch",
+      "--kubeconfig",
+      file,
+      "--all-contexts",
+      "--no-network-probes",
+      "--sample-interval",
+      SAMPLE_INTERVAL,
+      "--interval",
+      "1s",
+      "--wait",
+      "2500ms",
+      "-o",
+      "jsonl",
+    ]);
+    assert.equal(w.code, 0, w.stderr);
+    const rounds = w.stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((e) =>
+      e.event === "fleet-round"
+    );
+    assert.ok(rounds.length >= 2, `${rounds.length} round(s)`);
+    for (const [i, s] of servers.entries()) {
+      const lists = s.requests.slice(before[i]).filter((q) =>
+        q.method === "GET" && !q.upgrade && q.status < 400 && !/(^|&)watch=/.test(q.query) &&
+        q.path !== "/version"
+      ).map((q) => `${q.path}?${q.query}`);
+      assert.deepEqual(
+        lists.filter((g, j) => lists.indexOf(g) !== j),
+        [],
+        `${configs[i].name}: listed again`,
+      );
     }
   } finally {
     await Promise.all(servers.map((s) => s.close()));
