@@ -11,7 +11,41 @@ import { z } from "zod";
 import { buildClusterConfig, fleetRoot, loadScenario, readText } from "./scenario.ts";
 import { type FakeCluster, startFakeCluster } from "./server.ts";
 
-const FleetClusterSchema = z.strictObject({
+/** One cluster of a fleet file. */
+export interface FleetCluster {
+  scenario: string;
+  cluster: string;
+  rename: Record<string, string>;
+  extraContexts: string[];
+  refusedContexts: string[];
+  rejectToken: boolean;
+  hangMs?: number;
+  latencyMs: number;
+}
+
+/** What a fleet file expects of one edge. */
+export interface FleetEdgeExpect {
+  class: "paired" | "half-visible" | "asymmetric" | "orphan";
+  verdict: "pass" | "warn" | "fail" | "unknown";
+  firstBroken: string | null;
+  results: Record<string, string>;
+  says: string[];
+}
+
+/** A fleet file (testdata/fleet/<name>.yaml) after validation. */
+export interface FleetFile {
+  description: string;
+  clusters: Record<string, FleetCluster>;
+  expect: {
+    exitCode: number;
+    clusters: number;
+    edges: Record<string, FleetEdgeExpect>;
+    errors: Record<string, string>;
+    contexts: Record<string, string[]>;
+  };
+}
+
+const FleetClusterSchema: z.ZodType<FleetCluster, unknown> = z.strictObject({
   /** The scenario (testdata/scenarios/<name>) and its cluster this fleet cluster serves. */
   scenario: z.string(),
   cluster: z.string(),
@@ -28,7 +62,7 @@ const FleetClusterSchema = z.strictObject({
   latencyMs: z.number().int().nonnegative().default(0),
 });
 
-const FleetEdgeExpectSchema = z.strictObject({
+const FleetEdgeExpectSchema: z.ZodType<FleetEdgeExpect, unknown> = z.strictObject({
   class: z.enum(["paired", "half-visible", "asymmetric", "orphan"]),
   verdict: z.enum(["pass", "warn", "fail", "unknown"]),
   /** The first broken link's id (a check ID or FLEET-*), when the edge is not passing. */
@@ -39,7 +73,7 @@ const FleetEdgeExpectSchema = z.strictObject({
   says: z.array(z.string()).default([]),
 });
 
-const FleetFileSchema = z.strictObject({
+const FleetFileSchema: z.ZodType<FleetFile, unknown> = z.strictObject({
   description: z.string(),
   /** Fleet cluster name = its kubeconfig context. */
   clusters: z.record(z.string(), FleetClusterSchema),
@@ -53,9 +87,6 @@ const FleetFileSchema = z.strictObject({
     contexts: z.record(z.string(), z.array(z.string())).default({}),
   }),
 });
-
-/** A fleet file (testdata/fleet/<name>.yaml) after validation. */
-export type FleetFile = z.infer<typeof FleetFileSchema>;
 
 /** Loads and validates testdata/fleet/<name>.yaml. */
 export async function loadFleet(
