@@ -73,8 +73,8 @@ export const URGENT_FIRST_GRACE_MS = 1_500;
 
 /**
  * Urgent first, across the fleet: while a started cluster still waits for its warm-up reads
- * (gateways and their pods: what the first `wg show` sample needs), every cluster's other reads
- * are held — at most {@link URGENT_FIRST_GRACE_MS} per round of holding. A fleet run's floor is the
+ * (gateways and their pods: what the first `wg show` sample needs) and for those first samples,
+ * every cluster's other reads are held — at most {@link URGENT_FIRST_GRACE_MS} per round of holding. A fleet run's floor is the
  * last gateway's sampling interval, which starts only once that cluster's warm-up reads are in;
  * the other reads (and their parsing) then fill the interval instead of delaying it. The same
  * requests are made, in another order.
@@ -182,15 +182,18 @@ async function readOne(
     const loader = new ViewLoader(source, opts.plan, WARMUP_READS, gate?.open);
     const version = (await source.probeReachable?.()) ?? null;
     opts.clock?.mark("read-version", ctx.name);
-    // The first `wg show` of each gateway starts once gateways and pods are in, as in a single run.
+    // The first `wg show` of each gateway starts once gateways and pods are in, as in a single run;
+    // the fleet's other reads wait until those first samples are in too (their execs would queue
+    // behind the flood of lists, and each gateway's sampling interval starts only after its first).
     const warm = loader.ready(WARMUP_READS);
-    warm.then(leave, leave);
+    let firstSamples: Promise<void> = Promise.resolve();
     const warming = warm.then((inv) => {
       const alias = `\u0000fleet:${ctx.name}`;
       const early: ClusterView = { ...viewOf(source, inv), name: alias };
       opts.sources.set(alias, source);
-      warmWireguard(opts.probes, early, peersOf(early));
+      firstSamples = warmWireguard(opts.probes, early, peersOf(early));
     }).catch(() => {});
+    warming.then(() => firstSamples).then(leave, leave);
     const view = await loader.view();
     await warming;
     opts.clock?.mark("read-end", ctx.name);

@@ -20,6 +20,7 @@ export interface ProbeImpls {
     pod: string,
     intervalMs: number,
     signal?: AbortSignal,
+    onFirst?: () => void,
   ) => Promise<WgEvidence>;
   probeUdp: (host: string, port: number, opts: UdpProbeOptions) => Promise<UdpProbeResult>;
   dialTls: (url: string, opts: TlsDialOptions) => Promise<TlsDialResult>;
@@ -65,8 +66,11 @@ export interface LiveProbeHub extends ProbeHub {
   resolve: NonNullable<ProbeHub["resolve"]>;
   /** Always present on the run's hub. */
   access: NonNullable<ProbeHub["access"]>;
-  /** Starts (or joins) the WireGuard sampling of a gateway pod without waiting for it. */
-  warm(clusterName: string, namespace: string, pod: string): void;
+  /**
+   * Starts (or joins) the WireGuard sampling of a gateway pod without waiting for it; resolves once
+   * its first sample is in (or failed), never rejects.
+   */
+  warm(clusterName: string, namespace: string, pod: string): Promise<void>;
 }
 
 /** Detail of DNS results when --no-network-probes is set. */
@@ -100,6 +104,8 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
   };
   const logs = new Map<string, Promise<LogEvidence>>();
   const wg = new Map<string, Promise<WgEvidence>>();
+  /** Per WireGuard sampling (same keys as `wg`): resolves once its first sample is in. */
+  const wgFirst = new Map<string, Promise<void>>();
   const sourceIds = identities<ClusterSource>();
   const udp = new Map<string, Promise<UdpProbeResult>>();
   const tls = new Map<string, Promise<TlsDialResult>>();
@@ -121,17 +127,25 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
   };
   const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+  // Keyed by the source, not the name: a run starts sampling before it knows a cluster's name
+  // (under a provisional one) and the checks later ask under the final name.
+  const wgKey = (clusterName: string, namespace: string, pod: string): string => {
+    const source = opts.sources.get(clusterName);
+    return `${source ? sourceIds.idOf(source) : `?${clusterName}`}\u0000${namespace}\u0000${pod}`;
+  };
+
   const hub: LiveProbeHub = {
     wireguard(clusterName: string, namespace: string, pod: string): Promise<WgEvidence> {
-      // Keyed by the source, not the name: a run starts sampling before it knows a cluster's name
-      // (under a provisional one) and the checks later ask under the final name.
       const source = opts.sources.get(clusterName);
-      const key = `${source ? sourceIds.idOf(source) : `?${clusterName}`}\u0000${namespace}\u0000${pod}`;
+      const key = wgKey(clusterName, namespace, pod);
       return memo(
         wg,
         key,
         () => {
+          let first = () => {};
+          wgFirst.set(key, new Promise<void>((resolve) => first = resolve));
           if (!source) {
+            first();
             return Promise.resolve<WgEvidence>({
               ok: false,
               namespace,
@@ -140,7 +154,8 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
               message: `unknown cluster "${clusterName}"`,
             });
           }
-          return impl.collectWireguard(source, namespace, pod, opts.sampleIntervalMs, opts.signal);
+          return impl.collectWireguard(source, namespace, pod, opts.sampleIntervalMs, opts.signal, first)
+            .finally(first);
         },
         (e) => ({ ok: false, namespace, pod, reason: "error", message: `wireguard probe failed: ${msg(e)}` }),
       );
@@ -235,8 +250,9 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
         return { ok: false, unavailable: `access review failed: ${msg(e)}` };
       }
     },
-    warm(clusterName: string, namespace: string, pod: string): void {
-      void hub.wireguard(clusterName, namespace, pod);
+    warm(clusterName: string, namespace: string, pod: string): Promise<void> {
+      const done = hub.wireguard(clusterName, namespace, pod).then(() => {}, () => {});
+      return wgFirst.get(wgKey(clusterName, namespace, pod)) ?? done;
     },
   };
   return hub;
@@ -244,10 +260,16 @@ export function createProbeHub(opts: ProbeHubOptions): LiveProbeHub {
 
 /**
  * Starts WireGuard sampling of a gateway pod early, so the sample interval overlaps other work.
- * Works on any ProbeHub (falls back to calling `wireguard` and ignoring the promise).
+ * Works on any ProbeHub. Resolves once the first sample is in (a hub that cannot tell: once the
+ * sampling ends); never rejects.
  */
-export function prefetchWireguard(hub: ProbeHub, clusterName: string, namespace: string, pod: string): void {
+export function prefetchWireguard(
+  hub: ProbeHub,
+  clusterName: string,
+  namespace: string,
+  pod: string,
+): Promise<void> {
   const live = hub as Partial<LiveProbeHub>;
-  if (typeof live.warm === "function") live.warm(clusterName, namespace, pod);
-  else void hub.wireguard(clusterName, namespace, pod).catch(() => {});
+  if (typeof live.warm === "function") return live.warm(clusterName, namespace, pod);
+  return hub.wireguard(clusterName, namespace, pod).then(() => {}, () => {});
 }

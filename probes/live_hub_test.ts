@@ -321,3 +321,38 @@ Deno.test("live hub: access reviews and dry runs go to the cluster's access clie
   const u = await hub.access("paris", { reviews: [], dryRuns: [] });
   assert.equal(u.ok, false);
 });
+
+Deno.test("warm resolves once the first WireGuard sample is in, before the sampling ends", async () => {
+  let releaseFirst = () => {};
+  const firstIn = new Promise<void>((r) => releaseFirst = r);
+  let endSampling = () => {};
+  const ended = new Promise<void>((r) => endSampling = r);
+  const hub = createProbeHub({
+    sources: new Map([["rome", source()]]),
+    networkProbes: true,
+    preciseUdp: false,
+    sampleIntervalMs: 3000,
+    udpTimeoutMs: 1500,
+    impls: {
+      collectWireguard: async (_s, ns, pod, _i, _sig, onFirst) => {
+        await firstIn; // the first `wg show`
+        onFirst?.();
+        await ended; // the interval and the second sample
+        return { ok: false, namespace: ns, pod, reason: "error", message: "done" };
+      },
+    },
+  });
+  let sampled = false;
+  const whole = hub.wireguard("rome", "ns", "gw").then((e) => (sampled = true, e));
+  let warmed = false;
+  const warming = prefetchWireguard(hub, "rome", "ns", "gw").then(() => warmed = true);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(warmed, false, "not before the first sample");
+  releaseFirst();
+  await warming;
+  assert.equal(sampled, false, "warm waited only for the first sample");
+  endSampling();
+  assert.equal((await whole).ok, false);
+  // Once sampling has ended, warming the same pod again resolves at once (memoised).
+  await prefetchWireguard(hub, "rome", "ns", "gw");
+});

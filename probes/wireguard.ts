@@ -225,9 +225,12 @@ export async function collectWireguard(
   pod: string,
   intervalMs: number,
   signal?: AbortSignal,
+  /** Told once the first sample is in (or failed): a fleet run holds its other reads until then. */
+  onFirst?: () => void,
 ): Promise<WgEvidence> {
   if (signal?.aborted) return { ok: false, namespace: ns, pod, reason: "error", message: "aborted" };
   const first = await takeSample(source, ns, pod);
+  onFirst?.();
   if (!first.ok) return { ok: false, namespace: ns, pod, reason: first.reason, message: first.message };
   const notes = first.problems.map((p) => `first sample: ${p}`);
   if (first.sample.interfaces.length === 0) notes.push("no WireGuard interfaces in the pod");
