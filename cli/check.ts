@@ -1,7 +1,6 @@
 /**
  * `flyingfish check`: connect to one or two clusters, run the catalog, print the report.
  */
-import { parseDurationFlag } from "../probes/duration.ts";
 import { PermissionError, ToolError } from "../errors.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CheckDef, CheckResult, RunOptions } from "../checks/types.ts";
@@ -19,7 +18,9 @@ import {
   writeOut,
   writePieces,
 } from "./output.ts";
-import { NO_TIMEOUT_MS, withDeadline } from "./deadline.ts";
+import { durationOption, withDeadline } from "./deadline.ts";
+
+export { durationOption } from "./deadline.ts";
 import { didYouMean } from "./suggest.ts";
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, RUN_DEFAULTS } from "./defaults.ts";
 import { type ClusterFlags, type OpenSources, openSources as openClusterSources } from "../diagnose/open.ts";
@@ -53,22 +54,6 @@ export interface CheckCommandOptions extends ClusterFlags {
   active?: boolean;
   /** `--probes`: which probes `--active` runs (default all that apply to the mode). */
   probes?: string[];
-}
-
-/** Parses a duration flag or fails with exit code 3; with `zeroMeansNone`, `0` is {@link NO_TIMEOUT_MS}. */
-export function durationOption(name: string, value: string, zeroMeansNone = false): number {
-  let ms: number;
-  try {
-    ms = parseDurationFlag(value);
-  } catch (e) {
-    throw new ToolError(`invalid ${name} "${value}": ${e instanceof Error ? e.message : e}`);
-  }
-  if (!zeroMeansNone) return ms;
-  if (ms === 0) return NO_TIMEOUT_MS;
-  if (ms > NO_TIMEOUT_MS) {
-    throw new ToolError(`invalid ${name} "${value}": longer than 24 days (0 = no limit)`);
-  }
-  return ms;
 }
 
 /** The two bounds of a run: each API request/exec (`--request-timeout`) and the whole run (`--timeout`). */

@@ -5,6 +5,7 @@
  * pending requests fail) and the command ends with a tool error (exit 3): no partial report, which
  * could pass for a complete one.
  */
+import { parseDurationFlag } from "../probes/duration.ts";
 import { ToolError } from "../errors.ts";
 import { within } from "../time.ts";
 
@@ -50,4 +51,20 @@ export async function withDeadline<T>(
     `the run did not finish within --timeout ${flag} and was stopped: raise --timeout (0 = no limit); ` +
       `each API request and exec is bounded by --request-timeout`,
   );
+}
+
+/** Parses a duration flag or fails with exit code 3; with `zeroMeansNone`, `0` is {@link NO_TIMEOUT_MS}. */
+export function durationOption(name: string, value: string, zeroMeansNone = false): number {
+  let ms: number;
+  try {
+    ms = parseDurationFlag(value);
+  } catch (e) {
+    throw new ToolError(`invalid ${name} "${value}": ${e instanceof Error ? e.message : e}`);
+  }
+  if (!zeroMeansNone) return ms;
+  if (ms === 0) return NO_TIMEOUT_MS;
+  if (ms > NO_TIMEOUT_MS) {
+    throw new ToolError(`invalid ${name} "${value}": longer than 24 days (0 = no limit)`);
+  }
+  return ms;
 }

@@ -8,7 +8,7 @@ import type { CheckDef, RunOptions } from "../checks/types.ts";
 import type { FleetReport } from "../report/fleet.ts";
 import type { FleetClock } from "../multicluster/timings.ts";
 import type { ClusterSource } from "../kube/source.ts";
-import { durationOption } from "./check.ts";
+import { durationOption } from "./deadline.ts";
 import { stdoutIsTty, terminalColumns, useColor, writeErr, writeOut } from "./output.ts";
 import { withDeadline } from "./deadline.ts";
 

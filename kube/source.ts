@@ -3,7 +3,6 @@
  * API server (live.ts); a snapshot implementation replays a collected bundle. Checks never see a
  * source directly: they read the Inventory built from it and the probes.
  */
-import type { AccessClient } from "./live/access.ts";
 import type { KindSpec, ListScope } from "./kinds.ts";
 
 /** A Kubernetes object as read from the API (kind/apiVersion filled in by the source). */
@@ -154,4 +153,44 @@ export interface ClusterSource {
   readonly access?: AccessClient;
   /** Releases connections. */
   close(): Promise<void>;
+}
+
+// The access questions a live source can answer (kube/live/access.ts implements them): spelled here,
+// beside the source contract that carries them, so the contract imports nothing of kube/live/.
+
+/** One question of a SelfSubjectAccessReview (`spec.resourceAttributes`). */
+export interface AccessAttributes {
+  verb: string;
+  resource: string;
+  /** API group ("" or absent: core). */
+  group?: string;
+  subresource?: string;
+  /** Absent: cluster-wide (or cluster-scoped resources). */
+  namespace?: string;
+  name?: string;
+}
+
+/** The server's answer to one {@link AccessAttributes}. */
+export interface AccessVerdict extends AccessAttributes {
+  allowed: boolean;
+  /** The authorizer's reason (often empty), or why the review itself failed. */
+  reason: string;
+  /**
+   * The review itself was refused or unreadable (a 403 on selfsubjectaccessreviews, a 5xx): `allowed`
+   * is then false without the authorizer having said no.
+   */
+  reviewFailed?: boolean;
+}
+
+/** What a create, delete or get came back with. */
+export type WriteOutcome =
+  | { ok: true; status: number; object: K8sObject }
+  | { ok: false; status: number; reason: string; message: string };
+
+/** Asks and answers access questions and dry runs on one cluster; nothing it sends is stored. */
+export interface AccessClient {
+  /** One SelfSubjectAccessReview per attribute set, all in parallel, answers in the same order. */
+  review(attrs: readonly AccessAttributes[], opts?: { signal?: AbortSignal }): Promise<AccessVerdict[]>;
+  /** POSTs `obj` to its collection with `?dryRun=All`: the server admits or refuses it, stores nothing. */
+  dryRunCreate(obj: K8sObject, opts?: { signal?: AbortSignal }): Promise<WriteOutcome>;
 }

@@ -5,6 +5,7 @@
  */
 
 /** The check IDs of preflight's active half. */
+import type { GatewayPlacement } from "../fleet/templates.ts";
 export const PF_IDS = {
   api: "PF-API",
   exposure: "PF-EXP",
@@ -152,4 +153,37 @@ export function candidateText(c: Candidate): string {
     ? "port mapping (--gw-client-address/--gw-client-port)"
     : "LoadBalancer";
   return `UDP ${addr} (${where})`;
+}
+
+/** What the preflight probes may be told by the command line. */
+export interface PreflightProbeOptions {
+  /** `--service-type`: the UDP Service type to try; null: LoadBalancer, then NodePort. */
+  serviceType: "LoadBalancer" | "NodePort" | null;
+  /** `--server-side`: where the gateway server would live; null: try both directions. */
+  serverSide: "consumer" | "provider" | null;
+  /** `--port`: the gateway port to expose (Liqo's default 51840). */
+  port: number;
+  /** The tunnel MTU Liqo will use (`--mtu`, default 1340). */
+  mtu: number;
+  /** Images by role, resolved (overrides, registry mirror). */
+  images: Record<string, string>;
+  /** Bound on each probe (and on a LoadBalancer address). */
+  probeTimeoutMs: number;
+  /** Cleanup's own budget. */
+  cleanupTimeoutMs: number;
+  /** `--keep`: leave everything in place and print the cleanup command. */
+  keep: boolean;
+  /** A fixed run id (tests); default: a fresh one. */
+  runId?: string;
+  /** `--gw-server-service-nodeport`: the NodePort to ask for (a port mapping forwards to it). */
+  nodePort?: number;
+  /**
+   * `--gw-client-address/--gw-client-port`: a port mapping in front of the would-be server's nodes
+   * (Liqo docs/advanced/nat.md option B), tried beside the Service's own addresses.
+   */
+  natEndpoint?: { address: string; port: number } | null;
+  /** Dial the provider API URL from this host too (false: `--no-network-probes`); default true. */
+  hostProbe?: boolean;
+  /** Each side's gateway placement (its WgGateway*Template's nodeSelector, tolerations, affinity). */
+  placement?: Partial<Record<"consumer" | "provider", GatewayPlacement>>;
 }

@@ -8,45 +8,13 @@ import type { TlsDialResult } from "../../probes/hub.ts";
 import type { ActiveControl } from "../session.ts";
 import type { ProbeTarget } from "../fleet/target.ts";
 import { RunStopped, type StopCause } from "../fleet/signals.ts";
-import type { GatewayPlacement } from "../fleet/templates.ts";
 import type { ActiveRunRecord, CleanupRecord, CreatedObject } from "../model.ts";
-import { PF_IDS } from "./model.ts";
+import { PF_IDS, type PreflightProbeOptions } from "./model.ts";
+
+export type { PreflightProbeOptions } from "./model.ts";
 import { runPreflight } from "./session.ts";
 
 export type { GatewayPlacement } from "../fleet/templates.ts";
-
-/** What the preflight probes may be told by the command line. */
-export interface PreflightProbeOptions {
-  /** `--service-type`: the UDP Service type to try; null: LoadBalancer, then NodePort. */
-  serviceType: "LoadBalancer" | "NodePort" | null;
-  /** `--server-side`: where the gateway server would live; null: try both directions. */
-  serverSide: "consumer" | "provider" | null;
-  /** `--port`: the gateway port to expose (Liqo's default 51840). */
-  port: number;
-  /** The tunnel MTU Liqo will use (`--mtu`, default 1340). */
-  mtu: number;
-  /** Images by role, resolved (overrides, registry mirror). */
-  images: Record<string, string>;
-  /** Bound on each probe (and on a LoadBalancer address). */
-  probeTimeoutMs: number;
-  /** Cleanup's own budget. */
-  cleanupTimeoutMs: number;
-  /** `--keep`: leave everything in place and print the cleanup command. */
-  keep: boolean;
-  /** A fixed run id (tests); default: a fresh one. */
-  runId?: string;
-  /** `--gw-server-service-nodeport`: the NodePort to ask for (a port mapping forwards to it). */
-  nodePort?: number;
-  /**
-   * `--gw-client-address/--gw-client-port`: a port mapping in front of the would-be server's nodes
-   * (Liqo docs/advanced/nat.md option B), tried beside the Service's own addresses.
-   */
-  natEndpoint?: { address: string; port: number } | null;
-  /** Dial the provider API URL from this host too (false: `--no-network-probes`); default true. */
-  hostProbe?: boolean;
-  /** Each side's gateway placement (its WgGateway*Template's nodeSelector, tolerations, affinity). */
-  placement?: Partial<Record<"consumer" | "provider", GatewayPlacement>>;
-}
 
 /** The input of a preflight phase: the would-be consumer and provider. */
 export interface PreflightPhaseInput {

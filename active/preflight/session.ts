@@ -26,10 +26,17 @@ import { measureApi, providerApiUrl } from "./api/measure.ts";
 import { judgeDirection, recommend } from "./direction/judge.ts";
 import { candidatesOf, judgeExposure } from "./exposure/judge.ts";
 import { exposureOf, readNodes } from "./exposure/measure.ts";
-import { type Candidate, type Direction, type Exposure, otherSide, PF_IDS, type PfSide } from "./model.ts";
+import {
+  type Candidate,
+  type Direction,
+  type Exposure,
+  otherSide,
+  PF_IDS,
+  type PfSide,
+  type PreflightProbeOptions,
+} from "./model.ts";
 import { judgeMtu } from "./mtu/judge.ts";
 import { measureMtu } from "./mtu/measure.ts";
-import type { PreflightProbeOptions } from "./phase.ts";
 import { gatewayPlacement } from "./placement.ts";
 import { judgeUdp } from "./udp/judge.ts";
 import { measureDirection } from "./udp/measure.ts";

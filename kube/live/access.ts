@@ -7,33 +7,11 @@
  */
 import { z } from "zod";
 import { KINDS, listPath } from "../kinds.ts";
-import type { K8sObject } from "../source.ts";
+import type { AccessAttributes, AccessClient, AccessVerdict, K8sObject } from "../source.ts";
+
+export type { AccessAttributes, AccessClient, AccessVerdict } from "../source.ts";
 import type { KubeClient } from "./client.ts";
-import { outcomeOf, refusal, send, type WriteOutcome } from "./answer.ts";
-
-/** One question of a SelfSubjectAccessReview (`spec.resourceAttributes`). */
-export interface AccessAttributes {
-  verb: string;
-  resource: string;
-  /** API group ("" or absent: core). */
-  group?: string;
-  subresource?: string;
-  /** Absent: cluster-wide (or cluster-scoped resources). */
-  namespace?: string;
-  name?: string;
-}
-
-/** The server's answer to one {@link AccessAttributes}. */
-export interface AccessVerdict extends AccessAttributes {
-  allowed: boolean;
-  /** The authorizer's reason (often empty), or why the review itself failed. */
-  reason: string;
-  /**
-   * The review itself was refused or unreadable (a 403 on selfsubjectaccessreviews, a 5xx): `allowed`
-   * is then false without the authorizer having said no.
-   */
-  reviewFailed?: boolean;
-}
+import { outcomeOf, refusal, send } from "./answer.ts";
 
 /** The SelfSubjectAccessReview endpoint. */
 export const SSAR_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
@@ -63,14 +41,6 @@ export function collectionPath(obj: K8sObject): string {
     namespaced: known?.namespaced ?? obj.metadata.namespace !== undefined,
   };
   return listPath(spec, obj.metadata.namespace);
-}
-
-/** Asks and answers access questions and dry runs on one cluster; nothing it sends is stored. */
-export interface AccessClient {
-  /** One SelfSubjectAccessReview per attribute set, all in parallel, answers in the same order. */
-  review(attrs: readonly AccessAttributes[], opts?: { signal?: AbortSignal }): Promise<AccessVerdict[]>;
-  /** POSTs `obj` to its collection with `?dryRun=All`: the server admits or refuses it, stores nothing. */
-  dryRunCreate(obj: K8sObject, opts?: { signal?: AbortSignal }): Promise<WriteOutcome>;
 }
 
 /** The {@link AccessClient} of a cluster client. */

@@ -6,13 +6,10 @@
  */
 import { z } from "zod";
 import { ToolError, toToolError } from "../../errors.ts";
-import type { K8sObject } from "../source.ts";
-import { type KubeClient, shortError } from "./client.ts";
+import type { K8sObject, WriteOutcome } from "../source.ts";
 
-/** What a create, delete or get came back with. */
-export type WriteOutcome =
-  | { ok: true; status: number; object: K8sObject }
-  | { ok: false; status: number; reason: string; message: string };
+export type { WriteOutcome } from "../source.ts";
+import { type KubeClient, shortError } from "./client.ts";
 
 /** A Kubernetes Status object (the body of a refused request). */
 export const StatusSchema = z.object({
