@@ -10,18 +10,10 @@ import type { Format } from "../render/render.ts";
 import { stdoutIsTty, terminalColumns, useColor, writeOut } from "./output.ts";
 
 async function sideOf(name: string, now: Date): Promise<SideCapture> {
-  const [
-    { createLiveSource },
-    { recordingSource },
-    { runDiagnosis },
-    { createProbeHub },
-    { PASSIVE_CHECKS },
-  ] = await Promise.all([
+  const [{ createLiveSource }, { recordingSource }, { sideFromRecorded }] = await Promise.all([
     import("../kube/live/source.ts"),
     import("../diff/capture.ts"),
-    import("../diagnose/run.ts"),
-    import("../probes/live_hub.ts"),
-    import("../checks/catalog.ts"),
+    import("../diff/open.ts"),
   ]);
   const s = await loadScenario(name);
   const served = await serveScenario(s, { tls: true, now });
@@ -33,30 +25,13 @@ async function sideOf(name: string, now: Date): Promise<SideCapture> {
     const local = await open(s.run.local);
     const remote = s.run.remote ? await open(s.run.remote) : null;
     try {
-      const report = await runDiagnosis({
-        local: local.source,
-        remote: remote ? { source: remote.source } : null,
-        options: {
-          networkProbes: false,
-          preciseUdp: false,
-          sampleIntervalMs: 200,
-          latencyThresholdMs: 200,
-          checkTimeoutMs: 30_000,
-        },
-        catalog: PASSIVE_CHECKS,
-        probes: (sources) =>
-          createProbeHub({ sources, networkProbes: false, preciseUdp: false, sampleIntervalMs: 200 }),
+      return await sideFromRecorded(`demo:${name}`, local, remote, {
+        networkProbes: false,
+        preciseUdp: false,
+        sampleIntervalMs: 200,
+        latencyThresholdMs: 200,
+        checkTimeoutMs: 30_000,
       });
-      const nameOf = (role: "local" | "remote") => report.clusters.find((c) => c.role === role)?.name ?? role;
-      return {
-        label: `demo:${name}`,
-        mode: "live",
-        report,
-        clusters: [
-          local.capture("local", nameOf("local")),
-          ...(remote ? [remote.capture("remote", nameOf("remote"))] : []),
-        ],
-      };
     } finally {
       await local.source.close();
       await remote?.source.close();

@@ -11,7 +11,8 @@ import type { ClusterSource } from "../kube/source.ts";
 import type { CheckDef, RunOptions } from "../checks/types.ts";
 import { createProbeHub } from "../probes/live_hub.ts";
 import { runDiagnosis } from "../diagnose/run.ts";
-import { captureFromBundle, type SideCapture } from "./capture.ts";
+import { PASSIVE_CHECKS } from "../checks/catalog.ts";
+import { captureFromBundle, type Recorder, type SideCapture } from "./capture.ts";
 
 /** Run options of a side: passive, no network probes (a bundle's capture time judges ages). */
 export const DIFF_RUN_OPTIONS: RunOptions = {
@@ -98,4 +99,40 @@ export async function sideFromBundle(
     label: path,
     mode: "snapshot",
   });
+}
+
+/**
+ * One side of a diff from clusters read live through diff/'s recorder (a demo scenario, a test's
+ * fake cluster): diagnosed passively by the engine, then each cluster's recorded reads captured
+ * under the name the report gave it.
+ */
+export async function sideFromRecorded(
+  label: string,
+  local: Recorder,
+  remote: Recorder | null,
+  options: RunOptions,
+): Promise<SideCapture> {
+  const report = await runDiagnosis({
+    local: local.source,
+    remote: remote ? { source: remote.source } : null,
+    options,
+    catalog: PASSIVE_CHECKS,
+    probes: (sources) =>
+      createProbeHub({
+        sources,
+        networkProbes: false,
+        preciseUdp: false,
+        sampleIntervalMs: options.sampleIntervalMs,
+      }),
+  });
+  const nameOf = (role: "local" | "remote") => report.clusters.find((c) => c.role === role)?.name ?? role;
+  return {
+    label,
+    mode: "live",
+    report,
+    clusters: [
+      local.capture("local", nameOf("local")),
+      ...(remote ? [remote.capture("remote", nameOf("remote"))] : []),
+    ],
+  };
 }

@@ -11,12 +11,10 @@ import {
   serveScenario,
 } from "../../fakekube/mod.ts";
 import { createLiveSource } from "../../kube/live/source.ts";
-import { runDiagnosis } from "../../diagnose/run.ts";
-import { createProbeHub } from "../../probes/live_hub.ts";
-import { PASSIVE_CHECKS } from "../../checks/catalog.ts";
 import type { RunOptions } from "../../checks/types.ts";
 import type { K8sObject } from "../../kube/source.ts";
 import { recordingSource, type SideCapture } from "../../diff/capture.ts";
+import { sideFromRecorded } from "../../diff/open.ts";
 import { FAKE_CLOCK } from "../e2e/harness.ts";
 
 /** Passive, no packet from this host, a short sampling interval. */
@@ -53,29 +51,7 @@ export async function sideOf(name: string, edit?: Edit, now = new Date()): Promi
       ? recordingSource(await createLiveSource({ kubeconfigYaml: served.kubeconfigYaml(s.run.remote) }))
       : null;
     try {
-      const report = await runDiagnosis({
-        local: local.source,
-        remote: remote ? { source: remote.source } : null,
-        options: OPTIONS,
-        catalog: PASSIVE_CHECKS,
-        probes: (sources) =>
-          createProbeHub({
-            sources,
-            networkProbes: false,
-            preciseUdp: false,
-            sampleIntervalMs: OPTIONS.sampleIntervalMs,
-          }),
-      });
-      const nameOf = (role: "local" | "remote") => report.clusters.find((c) => c.role === role)?.name ?? role;
-      return {
-        label: name,
-        mode: "live",
-        report,
-        clusters: [
-          local.capture("local", nameOf("local")),
-          ...(remote ? [remote.capture("remote", nameOf("remote"))] : []),
-        ],
-      };
+      return await sideFromRecorded(name, local, remote, OPTIONS);
     } finally {
       await local.source.close();
       await remote?.source.close();
