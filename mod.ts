@@ -79,6 +79,7 @@ export { PROBE_NAMES } from "./active/mod.ts";
 /** The document of `flyingfish diff` (and a report's `changedSinceHealthy`). */
 export type {
   DiffAnswer,
+  DiffCheckRef,
   DiffCluster,
   DiffField,
   DiffObjectChange,

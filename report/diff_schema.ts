@@ -35,8 +35,8 @@ export interface DiffSide {
   diagnosis: string | null;
 }
 
-/** A check whose status differs between the sides. */
-export interface DiffTransition {
+/** Which check result a transition or the answer is: the check, its cluster and peer. */
+export interface DiffCheckRef {
   /** Check ID, e.g. `GW-02`. */
   id: string;
   /** One-line title of the check. */
@@ -47,6 +47,10 @@ export interface DiffTransition {
   cluster: DiffCluster;
   /** Remote cluster ID of the peer; null for a cluster-wide check. */
   peer: string | null;
+}
+
+/** A check whose status differs between the sides. */
+export interface DiffTransition extends DiffCheckRef {
   /** Status before (null: the check did not run before). */
   from: Status | null;
   /** Status after (null: the check does not run any more). */
@@ -60,17 +64,7 @@ export interface DiffTransition {
 }
 
 /** The earliest newly failing check in dependency order: what broke. */
-export interface DiffAnswer {
-  /** Check ID, e.g. `GW-02`. */
-  id: string;
-  /** One-line title of the check. */
-  title: string;
-  /** Layer of the check. */
-  layer: Layer;
-  /** Which cluster the result speaks for. */
-  cluster: DiffCluster;
-  /** Remote cluster ID of the peer; null for a cluster-wide check. */
-  peer: string | null;
+export interface DiffAnswer extends DiffCheckRef {
   /** Its status before (null: it did not run). */
   from: Status | null;
   /** Its summary now. */
