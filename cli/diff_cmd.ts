@@ -65,7 +65,7 @@ export async function runDiffCommand(sides: string[], opts: DiffCommandOptions):
     const { requireWrite } = await import("./report_file.ts");
     requireWrite(opts.outputFile);
   }
-  const { readBundle } = await import("../diff/open.ts");
+  const { readBundleFile: readBundle } = await import("../kube/snapshot.ts");
   const [{ unpackBundle, readManifest }, { isFleetManifest }] = await Promise.all([
     import("../kube/bundle.ts"),
     import("../multicluster/diff_side.ts"),

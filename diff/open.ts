@@ -4,9 +4,9 @@
  * objects). Either way the side is diagnosed like `check --snapshot`: the same engine, passive, no
  * packet from this host.
  */
-import { PermissionError, ToolError } from "../errors.ts";
+import { ToolError } from "../errors.ts";
 import { readManifest, unpackBundle } from "../kube/bundle.ts";
-import { type OnSkipped, snapshotSource } from "../kube/snapshot.ts";
+import { type OnSkipped, readBundleFile, snapshotSource } from "../kube/snapshot.ts";
 import type { ClusterSource } from "../kube/source.ts";
 import type { CheckDef, RunOptions } from "../checks/types.ts";
 import { createProbeHub } from "../probes/live_hub.ts";
@@ -22,21 +22,6 @@ export const DIFF_RUN_OPTIONS: RunOptions = {
   latencyThresholdMs: 200,
   checkTimeoutMs: 30_000,
 };
-
-/** Reads a bundle file's bytes (one-line errors for a missing file or permission). */
-export async function readBundle(path: string): Promise<Uint8Array> {
-  try {
-    return await Deno.readFile(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotCapable) {
-      throw new PermissionError("--allow-read", `read the bundle ${path}`, { cause: err });
-    }
-    if (err instanceof Deno.errors.NotFound) throw new ToolError(`cannot read bundle ${path}: no such file`);
-    throw new ToolError(`cannot read bundle ${path}: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
-  }
-}
 
 /** What {@link sideFromFiles} needs besides the files. */
 export interface SideOptions {
@@ -94,7 +79,7 @@ export async function sideFromBundle(
   path: string,
   opts: Omit<SideOptions, "label" | "mode">,
 ): Promise<SideCapture> {
-  return await sideFromFiles(await unpackBundle(await readBundle(path)), {
+  return await sideFromFiles(await unpackBundle(await readBundleFile(path)), {
     ...opts,
     label: path,
     mode: "snapshot",

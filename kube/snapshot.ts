@@ -223,7 +223,7 @@ export function replayLog(
 }
 
 /** Reads a bundle's bytes (a clear one-line error when the file or the permission is missing). */
-async function readBundleFile(path: string): Promise<Uint8Array> {
+export async function readBundleFile(path: string): Promise<Uint8Array> {
   try {
     return await Deno.readFile(path);
   } catch (err) {
