@@ -9,7 +9,7 @@ import type { ClusterView, PeerView } from "../checks/types.ts";
 import { peersOf } from "../diagnose/views.ts";
 import { readProblem } from "../checks/engine.ts";
 import { REMOTE_ID_LABEL, TENANT_NAMESPACE_LABEL } from "../liqo/names.ts";
-import type { EdgeClass } from "../report/fleet.ts";
+import type { FleetEdge } from "../report/fleet.ts";
 
 /** A cluster of the fleet as the graph sees it (the view's name is the member's name). */
 export interface GraphNode {
@@ -20,15 +20,9 @@ export interface GraphNode {
 }
 
 /** An edge and how to judge it. */
-export interface PlannedEdge {
-  id: string;
-  class: EdgeClass;
-  reason: string;
-  consumer: string | null;
-  provider: string | null;
-  ends: [string, string];
-  direction: "one-way" | "both" | "unknown";
-  network: { server: string | null; client: string | null };
+export interface PlannedEdge
+  extends
+    Pick<FleetEdge, "id" | "class" | "reason" | "consumer" | "provider" | "ends" | "direction" | "network"> {
   /** The engine run: local end, remote end (null: one-sided), the peer to narrow to. */
   run: { local: string; remote: string | null; peer: string; noRemoteReason?: string } | null;
   /** The fleet's own finding on this edge. */
