@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 
 /**
  * Number of shard files. Eight: small enough to keep tests/e2e tidy, enough to spread the ~4 min of
- * matrix work evenly over `DENO_JOBS=4` workers beside the other e2e files.
+ * matrix work evenly over the `DENO_JOBS=6` workers of `deno task test` beside the other e2e files.
  */
 export const SHARDS = 8;
 

@@ -1,7 +1,7 @@
 /**
  * Tool errors through the CLI (issue 21): the same faults on the `--remote-kubeconfig` degrade a dual
  * run exactly like a refused remote — "… — checking rome alone", the same exit code and summary.
- * Registered in shares by tool_error_remote_{a,b}_test.ts (check, report, collect | watch, probe);
+ * Registered in shares by tool_error_remote_{a,b,c}_test.ts (check, report, collect | watch | probe);
  * serve: tool_error_remote_serve_test.ts. The fixtures: tool_errors.ts.
  */
 import assert from "node:assert/strict";
@@ -19,8 +19,15 @@ import {
 } from "./tool_errors.ts";
 
 /**
+ * How long each watch runs: its first round needs the remote's failure, which is at once but for
+ * a hang, which takes the 3 s --request-timeout of {@link bounded} before the round starts.
+ */
+const WATCH_BOUND = "4s";
+const WATCH_BOUND_HANG = "7s";
+
+/**
  * Registers the remote-degrades test for the commands `names` (each share in its own file, so that
- * they run side by side: tool_error_remote_{a,b}_test.ts).
+ * they run side by side: tool_error_remote_{a,b,c}_test.ts).
  */
 export function registerRemoteFaultTest(names: readonly string[]): void {
   Deno.test({
@@ -58,7 +65,7 @@ export function registerRemoteFaultTest(names: readonly string[]): void {
               "--request-timeout",
               "10s",
               "--timeout",
-              "6s",
+              WATCH_BOUND,
             ],
             alone: "checking rome alone",
           },
@@ -72,11 +79,16 @@ export function registerRemoteFaultTest(names: readonly string[]): void {
         assert.equal(mine.length, names.length, `unknown command in ${names}`);
         const jobs = mine.flatMap((cmd) =>
           remotes.map((f) => async () => {
-            const args = cmd.name === "collect" ? [...cmd.args, `${k.dir}/${f}.tar.gz`] : cmd.args;
+            const args = cmd.name === "collect"
+              ? [...cmd.args, `${k.dir}/${f}.tar.gz`]
+              : cmd.name === "watch" && f === "hang"
+              ? cmd.args.map((a) => a === WATCH_BOUND ? WATCH_BOUND_HANG : a)
+              : cmd.args;
             return { cmd, f, r: await runCli(bounded([...args, ...kc(f)], f), { permissions: PERMISSIONS }) };
           })
         );
-        const runs = await pool(jobs);
+        // Three at a time: the watches spend their bound waiting, not computing.
+        const runs = await pool(jobs, 3);
         for (const cmd of mine) {
           const ofCmd = runs.filter((x) => x.cmd === cmd);
           const refused = ofCmd.find((x) => x.f === "refused")!.r;

@@ -1,4 +1,4 @@
-/** A faulting remote degrades watch and probe like a refused one (see tool_error_remote.ts). */
+/** A faulting remote degrades watch like a refused one (see tool_error_remote.ts). */
 import { registerRemoteFaultTest } from "./tool_error_remote.ts";
 
-registerRemoteFaultTest(["watch", "probe"]);
+registerRemoteFaultTest(["watch"]);
