@@ -317,11 +317,12 @@ Deno.test("fleet healthy five: a hub with three providers, one provider shared b
       "--no-network-probes",
       "--sample-interval",
       SAMPLE_INTERVAL,
-      // Rounds every 500 ms within 2.5 s: at least two even when the first round is slow under load.
+      // Rounds every second for 6 s: at least two even when the first round of five clusters takes
+      // seconds on a loaded machine.
       "--interval",
-      "500ms",
+      "1s",
       "--wait",
-      "2500ms",
+      "6s",
       "-o",
       "jsonl",
     ]);
