@@ -18,6 +18,8 @@ export async function main(args: string[]): Promise<number> {
       // The command tree reports the failure the usual way (one line, exit 3).
     }
   }
+  // Before the command tree: its modules build the schemas (see zod_config.ts).
+  await import("./zod_config.ts");
   const program = await import("./program.ts");
   return await program.main(args);
 }
