@@ -22,8 +22,7 @@ import {
  * How long each watch runs: its first round needs the remote's failure, which is at once but for
  * a hang, which takes the 3 s --request-timeout of {@link bounded} before the round starts.
  */
-const WATCH_BOUND = "4s";
-const WATCH_BOUND_HANG = "7s";
+const watchBound = (f: Fault | "refused"): string => f === "hang" ? "7s" : "4s";
 
 /**
  * Registers the remote-degrades test for the commands `names` (each share in its own file, so that
@@ -41,21 +40,24 @@ export function registerRemoteFaultTest(names: readonly string[]): void {
       await withFaults("dual-healthy", "remote", async (k, local) => {
         const remotes: (Fault | "refused")[] = ["refused", ...FAULTS];
         const kc = (f: Fault | "refused") => ["--kubeconfig", local!, "--remote-kubeconfig", k.path[f]];
-        const cmds: { name: string; args: string[]; alone: string }[] = [
+        /** Each command's arguments for a remote with fault `f` (before the kubeconfigs). */
+        const cmds: { name: string; args: (f: Fault | "refused") => string[]; alone: string }[] = [
           {
             name: "check",
-            args: ["check", "-o", "json", ...PASSIVE, ...BOUND],
+            args: () => ["check", "-o", "json", ...PASSIVE, ...BOUND],
             alone: "checking rome alone",
           },
-          { name: "report", args: ["report", ...PASSIVE, ...BOUND], alone: "checking rome alone" },
+          { name: "report", args: () => ["report", ...PASSIVE, ...BOUND], alone: "checking rome alone" },
           {
             name: "collect",
-            args: ["collect", "-q", "--sample-interval", "100ms", ...BOUND, "-f"],
+            args: (
+              f,
+            ) => ["collect", "-q", "--sample-interval", "100ms", ...BOUND, "-f", `${k.dir}/${f}.tar.gz`],
             alone: "collecting rome alone",
           },
           {
             name: "watch",
-            args: [
+            args: (f) => [
               "watch",
               "-o",
               "jsonl",
@@ -65,13 +67,13 @@ export function registerRemoteFaultTest(names: readonly string[]): void {
               "--request-timeout",
               "10s",
               "--timeout",
-              WATCH_BOUND,
+              watchBound(f),
             ],
             alone: "checking rome alone",
           },
           {
             name: "probe",
-            args: ["probe", "-o", "json", "--no-network-probes", "--mode", "direct", ...BOUND],
+            args: () => ["probe", "-o", "json", "--no-network-probes", "--mode", "direct", ...BOUND],
             alone: "checking rome alone",
           },
         ];
@@ -79,15 +81,11 @@ export function registerRemoteFaultTest(names: readonly string[]): void {
         assert.equal(mine.length, names.length, `unknown command in ${names}`);
         const jobs = mine.flatMap((cmd) =>
           remotes.map((f) => async () => {
-            const args = cmd.name === "collect"
-              ? [...cmd.args, `${k.dir}/${f}.tar.gz`]
-              : cmd.name === "watch" && f === "hang"
-              ? cmd.args.map((a) => a === WATCH_BOUND ? WATCH_BOUND_HANG : a)
-              : cmd.args;
-            return { cmd, f, r: await runCli(bounded([...args, ...kc(f)], f), { permissions: PERMISSIONS }) };
+            const args = bounded([...cmd.args(f), ...kc(f)], f);
+            return { cmd, f, r: await runCli(args, { permissions: PERMISSIONS }) };
           })
         );
-        // Three at a time: the watches spend their bound waiting, not computing.
+        // Three at a time: the runs mostly wait (the watches' bounds, the hangs' --request-timeout).
         const runs = await pool(jobs, 3);
         for (const cmd of mine) {
           const ofCmd = runs.filter((x) => x.cmd === cmd);
